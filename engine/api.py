@@ -1,0 +1,156 @@
+"""The operations of CONTRACT.md on JSON-shaped requests: what the CLI and the service call.
+
+Each function takes the request body as plain data (already structurally valid) and returns
+the answer body; a request the engine cannot answer raises ``OpError`` (a 422 problem).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import wire
+from .deal import deal as deal_state
+from .play import NeedsHiddenInfo, apply_actions, check_actions, legal_actions as _legal
+from .reasons import IllegalAction, InvalidState, Problem, Refusal, UnknownRules
+from .rules import RuleSet
+from .scoring import ScoringNeedsHiddenInfo, score_deal
+from .state import State
+from .variants import VARIANTS, find_variant, rules_for
+
+Data = dict[str, Any]
+
+
+class OpError(Exception):
+    """A request the engine cannot answer: a code, a message and every problem with its path."""
+
+    def __init__(self, code: str, message: str, problems: list[Data] | None = None,
+                 reason: Data | None = None, index: int | None = None) -> None:
+        super().__init__(code)
+        self.code = code
+        self.message = message
+        self.problems = problems or []
+        self.reason = reason
+        self.index = index
+
+    def body(self) -> Data:
+        out: Data = {"code": self.code, "detail": self.message}
+        if self.problems:
+            out["problems"] = self.problems
+        if self.reason is not None:
+            out["reason"] = self.reason
+        if self.index is not None:
+            out["index"] = self.index
+        return out
+
+
+def _problem(p: Problem, prefix: str, lang: str) -> Data:
+    return {"code": p.code, "path": prefix + p.path, "message": p.message(lang)}
+
+
+def _state(req: Data, lang: str) -> State:
+    try:
+        return wire.state_from_data(req["state"])
+    except InvalidState as exc:
+        problems = [_problem(p, "/state", lang) for p in exc.problems]
+        first = exc.problems[0]
+        code = first.code if first.code in ("UNKNOWN_VARIANT", "UNKNOWN_OPTION",
+                                            "BAD_OPTION_VALUE") else "INVALID_STATE"
+        raise OpError(code, problems[0]["message"] if code != "INVALID_STATE" else
+                      f"The state has {len(problems)} problem(s).", problems) from None
+
+
+def _rules_error(exc: UnknownRules, prefix: str, lang: str) -> OpError:
+    msg = exc.refusal.message(lang)
+    return OpError(exc.refusal.code, msg, [{"code": exc.refusal.code, "path": prefix + exc.path,
+                                            "message": msg}])
+
+
+def _hidden(refusal: Refusal, rules: RuleSet, lang: str, index: int | None = None) -> OpError:
+    reason = wire.refusal_data(refusal, rules, lang)
+    return OpError("NEEDS_HIDDEN_INFO", reason["message"], reason=reason, index=index)
+
+
+def variants() -> Data:
+    return {"variants": [{"id": v.id, "title": v.title, "players": list(v.players),
+                          "summary": v.summary} for v in VARIANTS]}
+
+
+def variant(variant_id: str, options: Data | None = None) -> Data:
+    try:
+        v = find_variant(variant_id)
+        rules = rules_for(v.id, options or {})
+    except UnknownRules as exc:
+        raise _rules_error(exc, "", "en") from None
+    return {"id": v.id, "title": v.title, "aliases": list(v.aliases), "summary": v.summary,
+            "players": list(v.players), "fingerprint": rules.fingerprint,
+            "options": [o.as_dict() for o in v.options], "rules": rules.table()}
+
+
+def deal(req: Data, lang: str = "en") -> Data:
+    try:
+        rules = rules_for(str(req.get("variant", "classic")), dict(req.get("options") or {}))
+    except UnknownRules as exc:
+        raise _rules_error(exc, "", lang) from None
+    dealer = req.get("dealer", 0)
+    if not 0 <= dealer < rules.players:
+        msg = f"Seat {dealer} does not exist with {rules.players} players."
+        raise OpError("SEAT_OUT_OF_RANGE", msg, [{"code": "SEAT_OUT_OF_RANGE", "path": "/dealer",
+                                                  "message": msg}])
+    scores = req.get("scores")
+    if scores is not None and len(scores) != rules.sides:
+        msg = f"Expected {rules.sides} scores (one per side), got {len(scores)}."
+        raise OpError("SIDE_COUNT_MISMATCH", msg, [{"code": "SIDE_COUNT_MISMATCH",
+                                                    "path": "/scores", "message": msg}])
+    state, events = deal_state(rules, req.get("seed", 0), dealer,
+                               tuple(scores) if scores is not None else None)
+    return {"state": wire.state_to_data(state), "events": events}
+
+
+def validate(req: Data, lang: str = "en") -> Data:
+    problems = wire.validate_data(req["state"])
+    return {"valid": not problems, "problems": [_problem(p, "/state", lang) for p in problems]}
+
+
+def legal_actions(req: Data, lang: str = "en") -> Data:
+    state = _state(req, lang)
+    try:
+        actions = _legal(state)
+    except NeedsHiddenInfo as exc:
+        raise _hidden(exc.refusal, state.rules, lang) from None
+    seat = actions[0].seat if actions and actions[0].seat is not None else state.turn.seat
+    return {"seat": seat, "phase": state.turn.phase,
+            "actions": [wire.action_to_data(a) for a in actions]}
+
+
+def _actions(req: Data) -> list[Any]:
+    return [wire.action_from_data(a) for a in req["actions"]]
+
+
+def check(req: Data, lang: str = "en") -> Data:
+    state = _state(req, lang)
+    verdict = check_actions(state, _actions(req))
+    if verdict is None:
+        return {"legal": True}
+    index, refusal = verdict
+    if refusal.code == "NEEDS_HIDDEN_INFO":
+        raise _hidden(refusal, state.rules, lang, index)
+    return {"legal": False, "index": index, "reason": wire.refusal_data(refusal, state.rules, lang)}
+
+
+def apply(req: Data, lang: str = "en") -> Data:
+    state = _state(req, lang)
+    try:
+        after, events = apply_actions(state, _actions(req))
+    except IllegalAction as exc:
+        reason = wire.refusal_data(exc.refusal, state.rules, lang)
+        code = exc.refusal.code if exc.refusal.code == "NEEDS_HIDDEN_INFO" else "ILLEGAL_ACTION"
+        raise OpError(code, reason["message"], reason=reason, index=exc.index) from None
+    return {"state": wire.state_to_data(after), "events": events}
+
+
+def score(req: Data, lang: str = "en") -> Data:
+    state = _state(req, lang)
+    try:
+        return score_deal(state).as_dict()
+    except ScoringNeedsHiddenInfo as exc:
+        raise _hidden(Refusal("NEEDS_HIDDEN_INFO", {"what": exc.what}), state.rules, lang) from None

@@ -1,0 +1,120 @@
+"""Cards as small ints, card codes, and per-rank counting.
+
+A card is an int: ``rank * 4 + suit`` for the 52 suited cards (rank 0 = two ... 12 = ace,
+suit order S H D C), and ``JOKER = 52``. Copies of a card are interchangeable, so a hand is a
+multiset: a tuple of 53 counts indexed by card (see ``Counts``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+RANKS = "23456789TJQKA"
+SUITS = "SHDC"
+JOKER = 52
+N_CARDS = 53
+
+TWO = 0  # rank index of the twos (wild)
+THREE = 1  # rank index of the threes
+WILD_RANK = -1  # rank of a wild-card meld (Modern American)
+
+Counts = tuple[int, ...]
+EMPTY: Counts = (0,) * N_CARDS
+
+
+def rank_of(card: int) -> int:
+    """Rank index of a card; jokers have rank ``WILD_RANK``."""
+    return WILD_RANK if card == JOKER else card >> 2
+
+
+def is_wild(card: int) -> bool:
+    """Twos and jokers are wild (pagat "The Cards")."""
+    return card == JOKER or card < 4
+
+
+def is_red_three(card: int) -> bool:
+    return card in (5, 6)
+
+
+def is_black_three(card: int) -> bool:
+    return card in (4, 7)
+
+
+def is_natural(card: int) -> bool:
+    """Aces down to fours are natural cards; threes are neither natural nor wild."""
+    return 8 <= card < JOKER
+
+
+def card_code(card: int) -> str:
+    return "JK" if card == JOKER else RANKS[card >> 2] + SUITS[card & 3]
+
+
+def rank_code(rank: int) -> str:
+    return "wild" if rank == WILD_RANK else RANKS[rank]
+
+
+_CODE_TO_CARD = {card_code(c): c for c in range(N_CARDS)}
+
+
+def parse_card(code: str) -> int:
+    """Parse a card code, forgiving case, whitespace and ``10`` for ``T``."""
+    text = code.strip().upper()
+    if text.startswith("10"):
+        text = "T" + text[2:]
+    try:
+        return _CODE_TO_CARD[text]
+    except KeyError:
+        raise ValueError(f"not a card code: {code!r}") from None
+
+
+def parse_rank(code: str) -> int:
+    text = code.strip().upper()
+    if text == "WILD":
+        return WILD_RANK
+    if text == "10":
+        text = "T"
+    if len(text) == 1 and text in RANKS:
+        return RANKS.index(text)
+    raise ValueError(f"not a rank: {code!r}")
+
+
+def counts_of(cards: Iterable[int]) -> Counts:
+    c = [0] * N_CARDS
+    for card in cards:
+        c[card] += 1
+    return tuple(c)
+
+
+def cards_of(counts: Counts) -> tuple[int, ...]:
+    """The multiset as a sorted tuple of cards."""
+    out: list[int] = []
+    for card, n in enumerate(counts):
+        if n:
+            out.extend((card,) * n)
+    return tuple(out)
+
+
+def add(counts: Counts, cards: Iterable[int]) -> Counts:
+    c = list(counts)
+    for card in cards:
+        c[card] += 1
+    return tuple(c)
+
+
+def remove(counts: Counts, cards: Iterable[int]) -> Counts | None:
+    """``counts`` minus ``cards``, or None if a card is missing."""
+    c = list(counts)
+    for card in cards:
+        if c[card] == 0:
+            return None
+        c[card] -= 1
+    return tuple(c)
+
+
+def naturals_by_rank(counts: Counts) -> list[int]:
+    """Number of cards of each rank index 0..12 (twos and threes included)."""
+    return [counts[i] + counts[i + 1] + counts[i + 2] + counts[i + 3] for i in range(0, 52, 4)]
+
+
+def sort_key(card: int) -> int:
+    return card

@@ -1,0 +1,67 @@
+"""A fresh deal from a seed: shuffle, deal, turn the upcard, lay out red threes (pagat "The Deal")."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from .cards import JOKER, card_code, counts_of, is_red_three, is_wild
+from .rules import RuleSet
+from .state import DRAW, Pile, State, Turn
+
+
+def deck(rules: RuleSet) -> list[int]:
+    """The deck in a fixed order: each suited card ``packs`` times, then the jokers."""
+    return [c for c in range(52) for _ in range(rules.packs)] + [JOKER] * rules.jokers
+
+
+def deal(rules: RuleSet, seed: int | str = 0, dealer: int = 0,
+         scores: tuple[int, ...] | None = None) -> tuple[State, list[dict[str, Any]]]:
+    """Deal from a seeded shuffle. Cards go one at a time clockwise from the dealer's left; the
+    upcard is turned until it is neither wild nor a red three (the pile is then frozen); red
+    threes dealt are laid out and replaced from the stock, seat by seat from the dealer's left."""
+    cards = deck(rules)
+    random.Random(str(seed) if not isinstance(seed, int) else seed).shuffle(cards)
+    stock = cards  # index 0 is the top
+    n = rules.players
+    hands: list[list[int]] = [[] for _ in range(n)]
+    order = [(dealer + 1 + i) % n for i in range(n)]
+    pos = 0
+    for _ in range(rules.hand_size):
+        for seat in order:
+            hands[seat].append(stock[pos])
+            pos += 1
+    pile: list[int] = []
+    while True:
+        card = stock[pos]
+        pos += 1
+        pile.append(card)
+        if not (is_wild(card) or is_red_three(card)):
+            break
+    events: list[dict[str, Any]] = [{"type": "upcard", "cards": [card_code(c) for c in pile]}]
+    bonus: list[list[int]] = [[] for _ in range(rules.sides)]
+    for seat in order:
+        hand = hands[seat]
+        while any(is_red_three(c) for c in hand):
+            reds = [c for c in hand if is_red_three(c)]
+            hand[:] = [c for c in hand if not is_red_three(c)]
+            bonus[rules.side_of(seat)].extend(reds)
+            hand.extend(stock[pos:pos + len(reds)])
+            pos += len(reds)
+            events.append({"type": "red-threes", "seat": seat,
+                           "cards": [card_code(c) for c in reds]})
+    rest = tuple(stock[pos:])
+    state = State(
+        rules=rules,
+        dealer=dealer,
+        scores=scores if scores is not None else (0,) * rules.sides,
+        hands=tuple(counts_of(h) for h in hands),
+        hand_sizes=tuple(len(h) for h in hands),
+        melds=((),) * rules.sides,
+        bonus=tuple(tuple(sorted(b)) for b in bonus),
+        pile=Pile.of(tuple(pile)),
+        stock=rest,
+        stock_size=len(rest),
+        turn=Turn(order[0], DRAW),
+    )
+    return state, events

@@ -1,0 +1,724 @@
+"""Legal actions, checking and applying actions, written per phase (OpenSpiel style).
+
+One judge decides every action: ``legal_actions`` lists the candidates the judge accepts, and
+``apply`` builds the next state only from what the judge accepted, so the list and ``apply``
+cannot disagree. Every acceptance also asks whether the turn can still be finished, so no
+sequence of legal actions leads to a state without one (see README, "Turn model").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from . import feasible
+from .cards import (JOKER, THREE, TWO, WILD_RANK, Counts, card_code, is_black_three, is_natural,
+                    is_red_three, is_wild, naturals_by_rank, rank_code)
+from .reasons import IllegalAction, Refusal
+from .state import ANSWER, DRAW, EMPTY_PILE, OVER, PLAY, Action, Meld, Pile, State, Turn
+
+Event = dict[str, Any]
+
+
+class NeedsHiddenInfo(Exception):
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.refusal = Refusal("NEEDS_HIDDEN_INFO", {"what": what})
+
+
+def _r(code: str, **params: Any) -> Refusal:
+    return Refusal(code, params)
+
+
+def _codes(cards: Any) -> str:
+    return " ".join(card_code(c) for c in cards)
+
+
+# ---------------------------------------------------------------- context of the seat to move
+
+
+class Ctx:
+    """What every judgement of one state needs, computed once."""
+
+    __slots__ = ("state", "rules", "seat", "side", "hand", "hand_size", "opened", "melds",
+                 "info", "minimum", "pending_points", "need", "must_out", "go_ok", "nat")
+
+    def __init__(self, state: State) -> None:
+        rules = state.rules
+        turn = state.turn
+        self.state = state
+        self.rules = rules
+        self.seat = turn.seat
+        self.side = rules.side_of(turn.seat)
+        self.hand = state.hands[turn.seat]
+        self.hand_size = state.hand_sizes[turn.seat]
+        table = state.melds[self.side]
+        self.opened = bool(table)
+        self.melds: dict[int, Meld] = {m.rank: m for m in (table or turn.pending)}
+        self.info = {r: (m.naturals, m.wilds) for r, m in self.melds.items()}
+        self.minimum = rules.initial_minimum(state.scores[self.side])
+        self.pending_points = _points(rules, turn.pending)
+        self.need = rules.canastas_to_go_out
+        self.must_out = turn.asked == "yes" or THREE in self.melds
+        self.go_ok = turn.asked != "no"
+        self.nat = naturals_by_rank(self.hand) if self.hand is not None else None
+
+
+def _points(rules: Any, melds: tuple[Meld, ...]) -> int:
+    values = rules.card_values
+    return sum(values[c] for m in melds for c in m.cards)
+
+
+def _canastas(rules: Any, melds: dict[int, Meld] | list[Meld]) -> int:
+    items = melds.values() if isinstance(melds, dict) else melds
+    return sum(1 for m in items if m.size >= rules.canasta_size)
+
+
+def _sub(hand: Counts, cards: tuple[int, ...]) -> Counts | None:
+    h = list(hand)
+    for c in cards:
+        if h[c] == 0:
+            return None
+        h[c] -= 1
+    return tuple(h)
+
+
+def _add(hand: Counts, cards: tuple[int, ...]) -> Counts:
+    h = list(hand)
+    for c in cards:
+        h[c] += 1
+    return tuple(h)
+
+
+def meld_shape_refusal(rules: Any, rank: int, naturals: int, wilds: int) -> Refusal | None:
+    """Is a meld of this many naturals and wilds allowed (pagat "Melds in Classic Canasta")?"""
+    if rank == THREE:
+        if wilds or not 3 <= naturals <= 4:
+            return _r("BLACK_THREES_ONLY_WHEN_GOING_OUT")
+        return None
+    if naturals + wilds < 3:
+        return _r("MELD_TOO_SMALL")
+    if naturals < rules.min_naturals:
+        return _r("TOO_FEW_NATURALS", min=rules.min_naturals)
+    if wilds > rules.max_wilds:
+        return _r("TOO_MANY_WILDS", max=rules.max_wilds)
+    if rules.natural_majority and wilds >= naturals:
+        return _r("NATURALS_MUST_OUTNUMBER_WILDS")
+    return None
+
+
+# ---------------------------------------------------------------- plans (accepted actions)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What the judge worked out for an accepted action; ``build`` turns it into a state."""
+
+    action: Action
+    rank: int | None = None
+    meld: Meld | None = None  # the side's meld of ``rank`` after the action
+    hand: Counts | None = None  # the seat's hand after the action (before pile cards join)
+    commit: bool = False  # the action brings the side to its initial minimum
+    goes_out: bool = False
+
+
+def _finish_refusal(ctx: Ctx, hand: Counts | None, size: int, melds: dict[int, Meld],
+                    committed: bool, held: int, held_cards: tuple[int, ...] | None,
+                    took_pile: bool) -> Refusal | None:
+    """After an action leaving ``hand`` and the side's ``melds``: can the turn be finished?"""
+    rules = ctx.rules
+    must_out = ctx.must_out or THREE in melds
+    info = {r: (m.naturals, m.wilds) for r, m in melds.items()}
+    if committed:
+        total = size + held
+        if total == 0:
+            if not ctx.go_ok:
+                return _r("PARTNER_SAID_NO")
+            if _canastas(rules, melds) < ctx.need:
+                return _r("CANNOT_GO_OUT_WITHOUT_CANASTA", needed=ctx.need)
+            return None
+        if must_out or total == 1:
+            if not ctx.go_ok:
+                return _r("PARTNER_SAID_NO")
+            full = hand if not held else (None if hand is None or held_cards is None
+                                          else _add(hand, held_cards))
+            if full is None:
+                return None  # cannot tell without the pile's cards; apply will ask for them
+            if not feasible.can_meld_out(rules, full, info, ctx.need):
+                if must_out:
+                    return _r("MUST_GO_OUT")
+                return _r("CANNOT_GO_OUT_WITHOUT_CANASTA", needed=ctx.need)
+        return None
+    # the side's melds this turn are still short of the initial minimum
+    points = _points(rules, tuple(melds.values()))
+    if hand is None:
+        return None
+    if size == 0:
+        if not ctx.go_ok:
+            return _r("PARTNER_SAID_NO")
+        if took_pile or held:
+            return _r("INITIAL_MELD_TOO_LOW", required=ctx.minimum, offered=points)
+        if _canastas(rules, melds) < ctx.need:
+            return _r("CANNOT_GO_OUT_WITHOUT_CANASTA", needed=ctx.need)
+        return None
+    if not must_out:
+        keep = max(0, 2 - held)
+        if points + feasible.best_addition(rules, hand, info, keep) >= ctx.minimum:
+            return None
+    if ctx.go_ok:
+        if held:
+            if held_cards is not None and points + feasible.best_addition(
+                    rules, hand, info, 0) >= ctx.minimum and feasible.can_meld_out(
+                    rules, _add(hand, held_cards), info, ctx.need):
+                return None
+        elif feasible.can_meld_out(rules, hand, info, ctx.need,
+                                   minimum=ctx.minimum if took_pile else 0,
+                                   points_so_far=points):
+            return None
+    if must_out:
+        return _r("MUST_GO_OUT")
+    return _r("INITIAL_MELD_UNREACHABLE", required=ctx.minimum)
+
+
+# ---------------------------------------------------------------- the judge, per phase
+
+
+def judge(ctx: Ctx, action: Action) -> Plan | Refusal:
+    """Accept ``action`` with a plan, or refuse it with a reason."""
+    state = ctx.state
+    turn = state.turn
+    phase = turn.phase
+    kind = action.kind
+    if phase == OVER:
+        return _r("DEAL_OVER")
+    if kind == "answer":
+        if phase != ANSWER:
+            return _r("ANSWER_NOT_EXPECTED")
+        answerer = answering_seat(state)
+        if action.seat is not None and action.seat != answerer:
+            return _r("NOT_YOUR_TURN", expected=answerer, seat=action.seat)
+        return Plan(action)
+    if action.seat is not None and action.seat != turn.seat:
+        expected = answering_seat(state) if phase == ANSWER else turn.seat
+        if action.seat != expected:
+            return _r("NOT_YOUR_TURN", expected=expected, seat=action.seat)
+    wanted = DRAW if kind in ("draw", "take-pile") else PLAY
+    if phase != wanted:
+        return _r("WRONG_PHASE", action=kind, phase=phase)
+    if ctx.hand is None and kind not in ("draw", "ask"):
+        raise NeedsHiddenInfo(f"the hand of seat {ctx.seat}")
+    if kind == "draw":
+        return _judge_draw(ctx, action)
+    if kind == "take-pile":
+        return _judge_take(ctx, action)
+    if kind == "meld":
+        return _judge_meld(ctx, action)
+    if kind == "discard":
+        return _judge_discard(ctx, action)
+    return _judge_ask(ctx, action)
+
+
+def answering_seat(state: State) -> int:
+    """The partner who answers "may I go out?": the next partner clockwise."""
+    partners = state.rules.partners(state.turn.seat)
+    seat = state.turn.seat
+    return min(partners, key=lambda p: (p - seat) % state.rules.players) if partners else seat
+
+
+def _judge_draw(ctx: Ctx, action: Action) -> Plan | Refusal:
+    state = ctx.state
+    if state.stock_size == 0 and ctx.rules.stock_exhausted == "continue" and ctx.hand is not None:
+        if isinstance(_judge_take(ctx, Action("take-pile")), Plan):
+            return _r("MUST_TAKE_PILE")  # pagat "Going Out": a matching unfrozen pile must be taken
+    return Plan(action)
+
+
+def _judge_take(ctx: Ctx, action: Action) -> Plan | Refusal:
+    rules, state = ctx.rules, ctx.state
+    pile = state.pile
+    top = pile.top
+    if pile.size == 0 or top is None:
+        return _r("PILE_EMPTY")
+    if is_wild(top):
+        return _r("PILE_BLOCKED_BY_WILD")
+    if is_black_three(top) and rules.black_three_blocks:
+        return _r("PILE_BLOCKED_BY_BLACK_THREE")
+    if not is_natural(top):
+        return _r("PILE_CARDS_DO_NOT_MATCH", top=card_code(top))
+    assert ctx.hand is not None
+    hand = _sub(ctx.hand, action.cards)
+    if hand is None:
+        return _r("CARDS_NOT_IN_HAND", cards=_codes(action.cards))
+    if rules.one_card_pile_rule and ctx.hand_size == 1 and pile.size == 1:
+        return _r("ONE_CARD_PILE")
+    rank = top >> 2
+    frozen = pile.frozen or (rules.frozen_until_melded and not ctx.opened)
+    why = " (a wild card or red three lies in it)" if pile.frozen else " for your side until it melds"
+    cards = action.cards
+    existing = ctx.melds.get(rank) if ctx.opened else None
+    if not cards:
+        if frozen:
+            return _r("PILE_FROZEN_NEEDS_NATURAL_PAIR", rank=rank_code(rank), why=why)
+        if existing is None:
+            return _r("NO_MELD_TO_ADD_TO", rank=rank_code(rank))
+    elif len(cards) == 2:
+        naturals = sum(1 for c in cards if is_natural(c) and c >> 2 == rank)
+        wilds = sum(1 for c in cards if is_wild(c))
+        if naturals == 2:
+            pass
+        elif naturals == 1 and wilds == 1:
+            if frozen:
+                return _r("PILE_FROZEN_NEEDS_NATURAL_PAIR", rank=rank_code(rank), why=why)
+            if not rules.pile_natural_and_wild:
+                return _r("PILE_NEEDS_NATURAL_PAIR", rank=rank_code(rank))
+        elif frozen:
+            return _r("PILE_FROZEN_NEEDS_NATURAL_PAIR", rank=rank_code(rank), why=why)
+        else:
+            return _r("PILE_CARDS_DO_NOT_MATCH", top=card_code(top))
+    else:
+        return _r("PILE_CARDS_DO_NOT_MATCH", top=card_code(top))
+    meld = existing.plus((top, *cards)) if existing else Meld.of(rank, (top, *cards))
+    bad = meld_shape_refusal(rules, rank, meld.naturals, meld.wilds)
+    if bad:
+        return bad
+    melds = dict(ctx.melds) if ctx.opened else {}
+    melds[rank] = meld
+    rest = pile.cards[:-1] if pile.cards is not None else None
+    reds = sum(1 for c in rest if is_red_three(c)) if rest is not None else 0
+    held_cards = tuple(c for c in rest if not is_red_three(c)) if rest is not None else None
+    held = pile.size - 1 - reds
+    size = ctx.hand_size - len(cards)
+    commit = ctx.opened or _points(rules, (meld,)) >= ctx.minimum
+    bad = _finish_refusal(ctx, hand, size, melds, commit, held, held_cards, took_pile=True)
+    if bad:
+        return bad
+    return Plan(action, rank, meld, hand, commit=commit and not ctx.opened)
+
+
+def _resolve_rank(ctx: Ctx, action: Action) -> int | Refusal:
+    ranks = {c >> 2 for c in action.cards if not is_wild(c)}
+    if any(is_red_three(c) for c in action.cards):
+        return _r("RED_THREE_NOT_MELDABLE")
+    if len(ranks) > 1:
+        return _r("NOT_A_VALID_MELD", cards=_codes(action.cards))
+    if action.rank == WILD_RANK:
+        return _r("WILD_MELD_NOT_ALLOWED")
+    if ranks:
+        rank = ranks.pop()
+        if action.rank is not None and action.rank != rank:
+            return _r("NOT_A_VALID_MELD", cards=_codes(action.cards))
+        return rank
+    if action.rank is None:
+        return _r("RANK_NEEDED")
+    return action.rank
+
+
+def _judge_meld(ctx: Ctx, action: Action) -> Plan | Refusal:
+    rules, state = ctx.rules, ctx.state
+    turn = state.turn
+    assert ctx.hand is not None
+    if not action.cards:
+        return _r("MELD_TOO_SMALL")
+    hand = _sub(ctx.hand, action.cards)
+    if hand is None:
+        return _r("CARDS_NOT_IN_HAND", cards=_codes(action.cards))
+    rank = _resolve_rank(ctx, action)
+    if isinstance(rank, Refusal):
+        return rank
+    existing = ctx.melds.get(rank)
+    if existing is None and all(is_wild(c) for c in action.cards):
+        return _r("TOO_FEW_NATURALS", min=rules.min_naturals)
+    meld = existing.plus(action.cards) if existing else Meld.of(rank, action.cards)
+    bad = meld_shape_refusal(rules, rank, meld.naturals, meld.wilds)
+    if bad:
+        return bad
+    melds = dict(ctx.melds)
+    melds[rank] = meld
+    size = ctx.hand_size - len(action.cards)
+    commit = ctx.opened
+    if not commit:
+        points = _points(rules, tuple(melds.values()))
+        commit = points >= ctx.minimum
+    held = turn.held_size if not ctx.opened else 0
+    bad = _finish_refusal(ctx, hand, size, melds, commit, held, turn.held, turn.took_pile)
+    if bad:
+        return bad
+    return Plan(action, rank, meld, hand, commit=commit and not ctx.opened,
+                goes_out=size + (held if commit else 0) == 0)
+
+
+def _judge_discard(ctx: Ctx, action: Action) -> Plan | Refusal:
+    assert ctx.hand is not None
+    card = action.card
+    if card is None or ctx.hand[card] == 0:
+        return _r("CARDS_NOT_IN_HAND", cards=card_code(card) if card is not None else "")
+    if not ctx.opened and ctx.state.turn.pending:
+        return _r("INITIAL_MELD_TOO_LOW", required=ctx.minimum, offered=ctx.pending_points)
+    left = ctx.hand_size - 1
+    if left == 0:
+        if not ctx.go_ok:
+            return _r("PARTNER_SAID_NO")
+        if _canastas(ctx.rules, ctx.melds if ctx.opened else {}) < ctx.need:
+            return _r("CANNOT_GO_OUT_WITHOUT_CANASTA", needed=ctx.need)
+    elif ctx.must_out:
+        return _r("MUST_GO_OUT")
+    return Plan(action, hand=_sub(ctx.hand, (card,)), goes_out=left == 0)
+
+
+def _judge_ask(ctx: Ctx, action: Action) -> Plan | Refusal:
+    rules, turn = ctx.rules, ctx.state.turn
+    if not rules.ask_partner or not rules.partners(ctx.seat):
+        return _r("ASK_NOT_ALLOWED", why="only with a partner, where the variant allows it",
+                  why_de="nur mit Partner und wo die Variante es erlaubt")
+    if turn.asked is not None:
+        return _r("ASK_NOT_ALLOWED", why="once per turn", why_de="einmal pro Zug")
+    if turn.took_pile or turn.pending or turn.started or turn.extended:
+        return _r("ASK_NOT_ALLOWED", why="only right after drawing from the stock, before melding",
+                  why_de="nur direkt nach dem Ziehen vom Stapel, vor dem Auslegen")
+    if ctx.hand is None:
+        raise NeedsHiddenInfo(f"the hand of seat {ctx.seat}")
+    if not feasible.can_meld_out(rules, ctx.hand, ctx.info, ctx.need):
+        return _r("ASK_NOT_ALLOWED", why="only when you could go out this turn (a yes binds)",
+                  why_de="nur, wenn du in diesem Zug ausmachen könntest (ein Ja bindet)")
+    return Plan(action)
+
+
+# ---------------------------------------------------------------- legal actions
+
+
+def legal_actions(state: State) -> list[Action]:
+    """Every legal action of the seat to move, one per class of equivalent actions
+    (interchangeable suits in melds and pickups; every distinct card for discards)."""
+    turn = state.turn
+    phase = turn.phase
+    if phase == OVER:
+        return []
+    if phase == ANSWER:
+        seat = answering_seat(state)
+        return [Action("answer", allow=True, seat=seat), Action("answer", allow=False, seat=seat)]
+    ctx = Ctx(state)
+    if ctx.hand is None:
+        raise NeedsHiddenInfo(f"the hand of seat {ctx.seat}")
+    seat = ctx.seat
+    out: list[Action] = []
+    if phase == DRAW:
+        for cards in _pickup_candidates(ctx):
+            a = Action("take-pile", cards=cards, seat=seat)
+            if isinstance(_judge_take(ctx, a), Plan):
+                out.append(a)
+        if isinstance(_judge_draw(ctx, Action("draw")), Plan):
+            out.insert(0, Action("draw", seat=seat))
+        return out
+    ask = Action("ask", seat=seat)
+    if turn.asked is None and isinstance(_judge_ask(ctx, ask), Plan):
+        out.append(ask)
+    for a in _meld_candidates(ctx):
+        if isinstance(_judge_meld(ctx, a), Plan):
+            out.append(a)
+    hand = ctx.hand
+    for card in range(53):
+        if hand[card]:
+            a = Action("discard", card=card, seat=seat)
+            if isinstance(_judge_discard(ctx, a), Plan):
+                out.append(a)
+    return out
+
+
+def _pick(hand: Counts, rank: int, n: int) -> list[int]:
+    """``n`` cards of ``rank`` from the hand, suits in a fixed order."""
+    out: list[int] = []
+    base = rank * 4
+    for c in range(base, base + 4):
+        k = min(hand[c], n - len(out))
+        out.extend((c,) * k)
+        if len(out) == n:
+            break
+    return out
+
+
+def _pickup_candidates(ctx: Ctx) -> list[tuple[int, ...]]:
+    top = ctx.state.pile.top
+    if top is None or not is_natural(top):
+        return []
+    hand = ctx.hand
+    assert hand is not None and ctx.nat is not None
+    rank = top >> 2
+    out: list[tuple[int, ...]] = [()]
+    if ctx.nat[rank] >= 2:
+        out.append(tuple(_pick(hand, rank, 2)))
+    if ctx.nat[rank] >= 1:
+        one = _pick(hand, rank, 1)[0]
+        if ctx.nat[TWO]:
+            out.append((one, _pick(hand, TWO, 1)[0]))
+        if hand[JOKER]:
+            out.append((one, JOKER))
+    return out
+
+
+def _meld_candidates(ctx: Ctx) -> list[Action]:
+    rules, hand, nat = ctx.rules, ctx.hand, ctx.nat
+    assert hand is not None and nat is not None
+    seat = ctx.seat
+    twos, jokers = nat[TWO], hand[JOKER]
+    max_w = rules.max_wilds
+    wild_sets: list[tuple[int, int]] = [(t, j) for t in range(min(twos, max_w) + 1)
+                                        for j in range(min(jokers, max_w - t) + 1)]
+    out: list[Action] = []
+    for rank in range(2, 13):
+        n_have = nat[rank]
+        existing = ctx.melds.get(rank)
+        if existing is None and n_have < 2:
+            continue
+        room = max_w - (existing.wilds if existing else 0)
+        low = 0 if existing else 2
+        for n in range(low, n_have + 1):
+            naturals = _pick(hand, rank, n)
+            for t, j in wild_sets:
+                if t + j > room or n + t + j == 0:
+                    continue
+                if existing is None and n + t + j < 3:
+                    continue
+                cards = tuple(naturals + _pick(hand, TWO, t) + [JOKER] * j)
+                out.append(Action("meld", cards=cards, rank=rank, seat=seat))
+    blacks = nat[THREE]
+    if blacks:
+        have = ctx.melds[THREE].naturals if THREE in ctx.melds else 0
+        for n in range(1, blacks + 1):
+            if 3 <= have + n <= 4:
+                out.append(Action("meld", cards=tuple(_pick(hand, THREE, n)), rank=THREE, seat=seat))
+    return out
+
+
+# ---------------------------------------------------------------- apply
+
+
+def _next_turn(state: State, turn: Turn, melded: tuple[int, ...]) -> Turn:
+    seat = (turn.seat + 1) % state.rules.players
+    return Turn(seat, DRAW, asked_this_deal=turn.asked_this_deal, melded=melded)
+
+
+def _melded_after(turn: Turn) -> tuple[int, ...]:
+    if (turn.started or turn.extended) and turn.seat not in turn.melded:
+        return tuple(sorted((*turn.melded, turn.seat)))
+    return turn.melded
+
+
+def _end_deal(state: State, turn: Turn, went_out: int | None, events: list[Event],
+              exhausted: bool = False) -> State:
+    rules = state.rules
+    concealed = False
+    partner_melded = False
+    if went_out is not None:
+        side_melds = {m.rank: m for m in state.melds[rules.side_of(went_out)]}
+        concealed = (went_out not in turn.melded and not turn.extended and any(
+            r in side_melds and side_melds[r].size >= rules.canasta_size for r in turn.started))
+        partner_melded = any(p in turn.melded for p in rules.partners(went_out))
+        events.append({"type": "went-out", "seat": went_out, "concealed": concealed})
+    events.append({"type": "deal-over", "stock_exhausted": exhausted})
+    end = replace(turn, phase=OVER, went_out=went_out, concealed=concealed,
+                  partner_melded=partner_melded, stock_exhausted=exhausted, asked=None,
+                  melded=_melded_after(turn), pending=(), held=(), held_size=0)
+    return replace(state, turn=end)
+
+
+def _with_side_melds(state: State, side: int, melds: dict[int, Meld]) -> tuple[tuple[Meld, ...], ...]:
+    table = list(state.melds)
+    table[side] = tuple(sorted(melds.values(), key=lambda m: m.rank))
+    return tuple(table)
+
+
+def _set(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
+    return seq[:index] + (value,) + seq[index + 1:]
+
+
+def build(ctx: Ctx, plan: Plan) -> tuple[State, list[Event]]:
+    """The state after an accepted action, and what happened."""
+    action = plan.action
+    kind = action.kind
+    state, turn, rules = ctx.state, ctx.state.turn, ctx.rules
+    seat, side = ctx.seat, ctx.side
+    events: list[Event] = []
+    if kind == "answer":
+        allow = bool(action.allow)
+        events.append({"type": "answered", "seat": answering_seat(state), "allow": allow})
+        return replace(state, turn=replace(turn, phase=PLAY, asked="yes" if allow else "no")), events
+    if kind == "ask":
+        events.append({"type": "asked", "seat": seat})
+        asked = tuple(sorted({*turn.asked_this_deal, seat}))
+        return replace(state, turn=replace(turn, phase=ANSWER, asked="waiting",
+                                           asked_this_deal=asked)), events
+    if kind == "draw":
+        return _build_draw(state, events)
+    if kind == "discard":
+        assert action.card is not None and plan.hand is not None
+        pile = state.pile
+        cards = pile.cards + (action.card,) if pile.cards is not None else None
+        frozen = pile.frozen or is_wild(action.card)
+        new_pile = Pile(cards, action.card, pile.size + 1, frozen)
+        state = replace(state, hands=_set(state.hands, seat, plan.hand),
+                        hand_sizes=_set(state.hand_sizes, seat, ctx.hand_size - 1), pile=new_pile)
+        events.append({"type": "discarded", "seat": seat, "card": card_code(action.card)})
+        if plan.goes_out:
+            return _end_deal(state, turn, seat, events), events
+        return replace(state, turn=_next_turn(state, turn, _melded_after(turn))), events
+    assert plan.meld is not None and plan.rank is not None and plan.hand is not None
+    rank = plan.rank
+    earlier = rank in ctx.melds and rank not in turn.started  # a meld from before this turn
+    started = turn.started if rank in ctx.melds else (*turn.started, rank)
+    if kind == "take-pile":
+        return _build_take(ctx, plan, started, events)
+    # meld
+    melds = dict(ctx.melds)
+    melds[rank] = plan.meld
+    hand, size = plan.hand, ctx.hand_size - len(action.cards)
+    events.append({"type": "melded", "seat": seat, "rank": rank_code(rank),
+                   "cards": [card_code(c) for c in action.cards]})
+    new_turn = replace(turn, started=started, extended=turn.extended or earlier)
+    if ctx.opened or plan.commit:
+        table = _with_side_melds(state, side, melds)
+        if plan.commit:
+            held = turn.held or ()
+            hand = _add(hand, held)
+            size += turn.held_size
+            events.append({"type": "initial-meld", "seat": seat,
+                           "points": _points(rules, tuple(melds.values())),
+                           "minimum": ctx.minimum})
+            new_turn = replace(new_turn, pending=(), held=(), held_size=0)
+        state = replace(state, melds=table)
+    else:
+        pending = tuple(sorted(melds.values(), key=lambda m: m.rank))
+        new_turn = replace(new_turn, pending=pending)
+    state = replace(state, hands=_set(state.hands, seat, hand),
+                    hand_sizes=_set(state.hand_sizes, seat, size), turn=new_turn)
+    if size == 0:
+        if new_turn.pending:  # concealed going out without the minimum (drew from the stock)
+            state = replace(state, melds=_with_side_melds(state, side, melds),
+                            turn=replace(new_turn, pending=()))
+        return _end_deal(state, state.turn, seat, events), events
+    return state, events
+
+
+def _build_take(ctx: Ctx, plan: Plan, started: tuple[int, ...],
+                events: list[Event]) -> tuple[State, list[Event]]:
+    state, turn, rules = ctx.state, ctx.state.turn, ctx.rules
+    seat, side = ctx.seat, ctx.side
+    pile = state.pile
+    assert plan.meld is not None and plan.rank is not None and plan.hand is not None
+    if pile.cards is None:
+        if pile.size > 1:
+            raise NeedsHiddenInfo("the cards of the discard pile")
+        rest: tuple[int, ...] = ()
+    else:
+        rest = pile.cards[:-1]
+    reds = tuple(c for c in rest if is_red_three(c))
+    held = tuple(c for c in rest if not is_red_three(c))
+    bonus = _set(state.bonus, side, tuple(sorted(state.bonus[side] + reds)))
+    melds = dict(ctx.melds) if ctx.opened else {}
+    melds[plan.rank] = plan.meld
+    events.append({"type": "took-pile", "seat": seat, "top": card_code(pile.top or 0),
+                   "cards": [card_code(c) for c in plan.action.cards], "size": pile.size})
+    if reds:
+        events.append({"type": "red-threes", "seat": seat, "cards": [card_code(c) for c in reds]})
+    extended = plan.rank in ctx.melds and ctx.opened
+    hand, size = plan.hand, ctx.hand_size - len(plan.action.cards)
+    new_turn = replace(turn, phase=PLAY, took_pile=True, started=started, extended=extended)
+    if ctx.opened or plan.commit:
+        hand = _add(hand, held)
+        size += len(held)
+        if plan.commit:
+            events.append({"type": "initial-meld", "seat": seat,
+                           "points": _points(rules, (plan.meld,)), "minimum": ctx.minimum})
+        state = replace(state, melds=_with_side_melds(state, side, melds))
+    else:
+        new_turn = replace(new_turn, pending=(plan.meld,), held=held, held_size=len(held))
+    state = replace(state, hands=_set(state.hands, seat, hand),
+                    hand_sizes=_set(state.hand_sizes, seat, size), bonus=bonus,
+                    pile=EMPTY_PILE, turn=new_turn)
+    if size == 0 and not new_turn.pending:
+        return _end_deal(state, new_turn, seat, events), events
+    return state, events
+
+
+def _build_draw(state: State, events: list[Event]) -> tuple[State, list[Event]]:
+    turn, rules = state.turn, state.rules
+    seat, side = turn.seat, rules.side_of(turn.seat)
+    if state.stock_size == 0:
+        events.append({"type": "stock-exhausted", "seat": seat})
+        return _end_deal(state, turn, None, events, exhausted=True), events
+    if state.stock is None:
+        raise NeedsHiddenInfo("the cards of the stock")
+    stock = list(state.stock)
+    hand = state.hands[seat]
+    assert hand is not None
+    drawn: list[int] = []
+    reds: list[int] = []
+    wanted = min(rules.draw_count, len(stock))
+    ended = False
+    while wanted and stock:
+        card = stock.pop(0)
+        if is_red_three(card):
+            reds.append(card)
+            if not stock:  # a red three as the last card ends the deal at once (pagat "Going Out")
+                ended = True
+            continue
+        drawn.append(card)
+        wanted -= 1
+    hand = _add(hand, tuple(drawn))
+    state = replace(state, hands=_set(state.hands, seat, hand),
+                    hand_sizes=_set(state.hand_sizes, seat, state.hand_sizes[seat] + len(drawn)),
+                    stock=tuple(stock), stock_size=len(stock))
+    events.append({"type": "drew", "seat": seat, "cards": [card_code(c) for c in drawn]})
+    if reds:
+        state = replace(state, bonus=_set(state.bonus, side, tuple(sorted(state.bonus[side] + tuple(reds)))))
+        events.append({"type": "red-threes", "seat": seat, "cards": [card_code(c) for c in reds]})
+    if ended:
+        return _end_deal(state, turn, None, events, exhausted=True), events
+    return replace(state, turn=replace(turn, phase=PLAY, drawn=True)), events
+
+
+# ---------------------------------------------------------------- public: check and apply
+
+
+def apply_action(state: State, action: Action) -> tuple[State, list[Event]]:
+    """Apply one action; raises ``IllegalAction`` or ``NeedsHiddenInfo``."""
+    ctx = Ctx(state)
+    verdict = judge(ctx, action)
+    if isinstance(verdict, Refusal):
+        raise IllegalAction(verdict)
+    return build(ctx, verdict)
+
+
+def apply_actions(state: State, actions: list[Action]) -> tuple[State, list[Event]]:
+    """Apply a sequence (a whole turn); the first illegal one raises with its index."""
+    events: list[Event] = []
+    for index, action in enumerate(actions):
+        try:
+            state, more = apply_action(state, action)
+        except IllegalAction as exc:
+            exc.index = index
+            raise
+        except NeedsHiddenInfo as exc:
+            raise IllegalAction(exc.refusal, index) from None
+        events.extend(more)
+    return state, events
+
+
+def check_actions(state: State, actions: list[Action]) -> tuple[int, Refusal] | None:
+    """None if every action is legal in sequence, else (index, refusal) of the first that is not.
+    Later actions of a sequence need the state the earlier ones lead to (hidden cards may be
+    needed: NEEDS_HIDDEN_INFO)."""
+    for index, action in enumerate(actions):
+        ctx = Ctx(state)
+        try:
+            verdict = judge(ctx, action)
+        except NeedsHiddenInfo as exc:
+            return index, exc.refusal
+        if isinstance(verdict, Refusal):
+            return index, verdict
+        if index == len(actions) - 1:
+            return None
+        try:
+            state, _ = build(ctx, verdict)
+        except NeedsHiddenInfo as exc:
+            return index + 1, exc.refusal
+    return None

@@ -1,0 +1,192 @@
+"""Stable codes for every refusal and every state problem, with English and German messages.
+
+Each code names the rule it enforces (a key of the variant's ``sources``), so the same code can
+cite a different source in each variant.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# code: (rule key, English, German)
+CODES: dict[str, tuple[str, str, str]] = {
+    # -- refusals of actions
+    "NOT_YOUR_TURN": ("turn", "It is seat {expected}'s move, not seat {seat}'s.",
+                      "Sitz {expected} ist am Zug, nicht Sitz {seat}."),
+    "WRONG_PHASE": ("turn", "A {action} is not possible in phase '{phase}'.",
+                    "Ein Zug '{action}' ist in der Phase '{phase}' nicht möglich."),
+    "DEAL_OVER": ("going_out", "The deal is over.", "Die Runde ist vorbei."),
+    "MUST_TAKE_PILE": ("stock_exhausted",
+                       "The stock is empty and the pile fits a meld of your side: you must take it.",
+                       "Der Stapel ist leer und die Abwurfkarte passt zu einer eurer Meldungen: "
+                       "du musst den Ablagestapel nehmen."),
+    "PILE_EMPTY": ("pile.take", "There is no discard pile to take.",
+                   "Es gibt keinen Ablagestapel zum Nehmen."),
+    "PILE_BLOCKED_BY_WILD": ("pile.blocked", "Nobody may take the pile while a wild card is on top.",
+                             "Liegt eine wilde Karte oben, darf niemand den Stapel nehmen."),
+    "PILE_BLOCKED_BY_BLACK_THREE": ("pile.blocked",
+                                    "A black three on top of the pile blocks taking it.",
+                                    "Eine schwarze Drei oben sperrt den Ablagestapel."),
+    "PILE_FROZEN_NEEDS_NATURAL_PAIR": (
+        "pile.frozen", "The pile is frozen{why}: take it only with two natural {rank}s from your hand.",
+        "Der Stapel ist eingefroren{why}: du darfst ihn nur mit zwei natürlichen Karten "
+        "des Rangs {rank} von der Hand nehmen."),
+    "PILE_NEEDS_NATURAL_PAIR": (
+        "pile.take", "The pile is taken only with two natural {rank}s from your hand or by adding "
+        "the top card to your side's meld.",
+        "Den Stapel nimmt man nur mit zwei natürlichen Karten des Rangs {rank} oder durch Anlegen "
+        "der obersten Karte an eine eigene Meldung."),
+    "PILE_CARDS_DO_NOT_MATCH": (
+        "pile.take", "To take the pile, meld its top card {top} with a natural pair, one natural "
+        "and one wild card, or add it to your side's meld of its rank.",
+        "Um den Stapel zu nehmen, melde die oberste Karte {top} mit zwei natürlichen Karten, "
+        "einer natürlichen und einer wilden Karte oder lege sie an eure Meldung an."),
+    "NO_MELD_TO_ADD_TO": ("pile.take", "Your side has no meld of rank {rank} to add the top card to.",
+                          "Ihr habt keine Meldung des Rangs {rank}, an die die oberste Karte passt."),
+    "ONE_CARD_PILE": ("pile.one_card",
+                      "A player holding one card may not take a one-card pile.",
+                      "Wer nur eine Karte hält, darf einen Stapel aus einer Karte nicht nehmen."),
+    "CARDS_NOT_IN_HAND": ("turn", "Not in your hand: {cards}.", "Nicht auf deiner Hand: {cards}."),
+    "NOT_A_VALID_MELD": ("melds", "These cards do not form a meld of one rank: {cards}.",
+                         "Diese Karten bilden keine Meldung eines Rangs: {cards}."),
+    "RANK_NEEDED": ("melds", "Name the rank of the meld these wild cards go to.",
+                    "Gib den Rang der Meldung an, zu der diese wilden Karten kommen."),
+    "RED_THREE_NOT_MELDABLE": ("threes.red", "Red threes are bonus cards and are never melded.",
+                               "Rote Dreien sind Bonuskarten und werden nie gemeldet."),
+    "MELD_TOO_SMALL": ("melds", "A meld needs at least three cards.",
+                       "Eine Meldung braucht mindestens drei Karten."),
+    "TOO_FEW_NATURALS": ("melds.wilds", "A meld needs at least {min} natural cards.",
+                         "Eine Meldung braucht mindestens {min} natürliche Karten."),
+    "TOO_MANY_WILDS": ("melds.wilds", "A meld may hold at most {max} wild cards.",
+                       "Eine Meldung darf höchstens {max} wilde Karten enthalten."),
+    "NATURALS_MUST_OUTNUMBER_WILDS": ("melds.wilds",
+                                      "Natural cards must outnumber wild cards in every meld.",
+                                      "In jeder Meldung muss es mehr natürliche als wilde Karten geben."),
+    "WILD_MELD_NOT_ALLOWED": ("melds", "A meld of wild cards only is not allowed.",
+                              "Eine Meldung nur aus wilden Karten ist nicht erlaubt."),
+    "BLACK_THREES_ONLY_WHEN_GOING_OUT": (
+        "threes.black", "Black threes are melded only when going out, three or four without wilds.",
+        "Schwarze Dreien darf man nur beim Ausmachen melden, drei oder vier ohne wilde Karten."),
+    "INITIAL_MELD_TOO_LOW": (
+        "initial_meld", "Your side's first meld must count at least {required}; it counts {offered}.",
+        "Die erste Meldung eures Teams muss mindestens {required} zählen; sie zählt {offered}."),
+    "INITIAL_MELD_UNREACHABLE": (
+        "initial_meld", "After this your side could not reach its initial minimum of {required} "
+        "this turn.",
+        "Danach könnte euer Team die Mindestpunkte {required} in diesem Zug nicht mehr erreichen."),
+    "CANNOT_GO_OUT_WITHOUT_CANASTA": (
+        "going_out", "Going out needs {needed} canasta(s) of your side; keep at least one card "
+        "after discarding.",
+        "Zum Ausmachen braucht euer Team {needed} Canasta(s); behalte nach dem Abwerfen "
+        "mindestens eine Karte."),
+    "GOING_OUT_NOT_POSSIBLE": (
+        "going_out", "This would empty your hand, but you could not go out this turn.",
+        "Das würde deine Hand leeren, aber du könntest in diesem Zug nicht ausmachen."),
+    "PARTNER_SAID_NO": ("going_out.ask", "Your partner said no: you may not go out this turn.",
+                        "Dein Partner hat nein gesagt: du darfst in diesem Zug nicht ausmachen."),
+    "MUST_GO_OUT": ("going_out.ask", "Your partner said yes: you must go out this turn.",
+                    "Dein Partner hat ja gesagt: du musst in diesem Zug ausmachen."),
+    "ASK_NOT_ALLOWED": ("going_out.ask", "You may ask \"may I go out?\" {why}.",
+                        "Du darfst \"Darf ich ausmachen?\" {why_de} fragen."),
+    "ANSWER_NOT_EXPECTED": ("going_out.ask", "Nobody has asked to go out.",
+                            "Niemand hat gefragt, ob er ausmachen darf."),
+    "TURN_NOT_FINISHABLE": ("turn", "After this the turn could not be finished legally.",
+                            "Danach ließe sich der Zug nicht regelgerecht beenden."),
+    "NEEDS_HIDDEN_INFO": ("hidden", "This needs cards the request does not show: {what}.",
+                          "Dafür fehlen Karten, die die Anfrage nicht zeigt: {what}."),
+    "INVALID_STATE": ("state", "The state is not valid: {problems}.",
+                      "Der Spielstand ist ungültig: {problems}."),
+    "UNKNOWN_VARIANT": ("state", "Unknown variant '{variant}'.", "Unbekannte Variante '{variant}'."),
+    "UNKNOWN_OPTION": ("options", "Unknown option '{option}'.", "Unbekannte Option '{option}'."),
+    "BAD_OPTION_VALUE": ("options", "Option '{option}' must be {allowed}.",
+                         "Option '{option}' muss {allowed} sein."),
+    # -- problems of a state (validate)
+    "SEAT_COUNT_MISMATCH": ("players", "Expected {expected} entries (one per seat), got {got}.",
+                            "Erwartet {expected} Einträge (einer je Sitz), gefunden {got}."),
+    "SIDE_COUNT_MISMATCH": ("players", "Expected {expected} entries (one per side), got {got}.",
+                            "Erwartet {expected} Einträge (einer je Team), gefunden {got}."),
+    "SEAT_OUT_OF_RANGE": ("players", "Seat {seat} does not exist with {players} players.",
+                          "Sitz {seat} gibt es bei {players} Spielern nicht."),
+    "TOO_MANY_COPIES": ("deck", "{card} appears {count} times; the deck has {copies}.",
+                        "{card} kommt {count}-mal vor; das Spiel hat {copies}."),
+    "CARD_COUNT_MISMATCH": ("deck", "The state holds {count} cards; the deck has {deck}.",
+                            "Der Spielstand enthält {count} Karten; das Spiel hat {deck}."),
+    "RED_THREE_IN_HAND": ("threes.red", "A red three is laid out at once, never kept in the hand.",
+                          "Eine rote Drei wird sofort ausgelegt, nie auf der Hand behalten."),
+    "NOT_A_BONUS_CARD": ("threes.red", "Only red threes are laid out as bonus cards: {card}.",
+                         "Nur rote Dreien liegen als Bonuskarten aus: {card}."),
+    "MELD_RANK_MISMATCH": ("melds", "The meld of rank {rank} holds {card}.",
+                           "Die Meldung des Rangs {rank} enthält {card}."),
+    "DUPLICATE_MELD_RANK": ("melds", "A side has only one meld of each rank ({rank}).",
+                            "Ein Team hat von jedem Rang nur eine Meldung ({rank})."),
+    "RED_THREE_IN_PILE": ("threes.red", "A red three can lie in the pile only from the deal's upcard.",
+                          "Eine rote Drei kann nur als aufgedeckte Startkarte im Stapel liegen."),
+    "IMPOSSIBLE_SIZE": ("state", "{what} cannot be {size}.", "{what} kann nicht {size} sein."),
+    "PHASE_INCONSISTENT": ("turn", "The turn contradicts the rest of the state: {detail}.",
+                           "Der Zug widerspricht dem übrigen Spielstand: {detail}."),
+    "PILE_VIEW_INCONSISTENT": ("pile.frozen", "The pile view contradicts itself: {detail}.",
+                               "Die Sicht auf den Stapel widerspricht sich: {detail}."),
+}
+
+
+def message(code: str, params: dict[str, Any], lang: str = "en") -> str:
+    _, en, de = CODES[code]
+    template = de if lang == "de" else en
+    try:
+        return template.format(**params)
+    except (KeyError, IndexError, ValueError):
+        return template
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why an action is not legal: a stable code plus the values its message needs."""
+
+    code: str
+    params: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+    @property
+    def rule_key(self) -> str:
+        return CODES[self.code][0]
+
+    def message(self, lang: str = "en") -> str:
+        return message(self.code, self.params, lang)
+
+
+class IllegalAction(Exception):
+    """A well-formed action the rules do not allow (python-chess's IllegalMoveError)."""
+
+    def __init__(self, refusal: Refusal, index: int = 0) -> None:
+        super().__init__(refusal.code)
+        self.refusal = refusal
+        self.index = index
+
+
+class InvalidState(Exception):
+    """A state that fails validation; carries every problem."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__(", ".join(p.code for p in problems))
+        self.problems = problems
+
+
+class UnknownRules(Exception):
+    """Unknown variant or option, or an option value out of range."""
+
+    def __init__(self, refusal: Refusal, path: str) -> None:
+        super().__init__(refusal.code)
+        self.refusal = refusal
+        self.path = path
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem of a state: code, JSON path (pointer into the request) and values."""
+
+    code: str
+    path: str
+    params: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+    def message(self, lang: str = "en") -> str:
+        return message(self.code, self.params, lang)

@@ -1,0 +1,158 @@
+"""The ruleset: every parameter of a variant, kept apart from the state (OpenSpiel style).
+
+A ``RuleSet`` is an immutable table. Variants are built from a base table with
+``dataclasses.replace`` and their options (house rules, player count); see ``engine.variants``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import cached_property
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from .cards import JOKER, N_CARDS, RANKS
+
+
+def classic_card_values() -> tuple[int, ...]:
+    """Joker 50; ace and two 20; K-8 10; 7-4 5; black three 5; red three 0 (pagat "The Cards")."""
+    by_rank = {"2": 20, "3": 5, "4": 5, "5": 5, "6": 5, "7": 5, "8": 10, "9": 10, "T": 10,
+               "J": 10, "Q": 10, "K": 10, "A": 20}
+    values = [0] * N_CARDS
+    for card in range(52):
+        values[card] = by_rank[RANKS[card >> 2]]
+    values[5] = values[6] = 0  # red threes are bonus cards, not melded
+    values[JOKER] = 50
+    return tuple(values)
+
+
+@dataclass(frozen=True)
+class Option:
+    """A house rule or player count the caller may set per state."""
+
+    name: str
+    default: Any
+    allowed: tuple[Any, ...] | None  # None: any int in [low, high]
+    description: str
+    low: int | None = None
+    high: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "default": self.default,
+                               "description": self.description}
+        if self.allowed is not None:
+            out["allowed"] = list(self.allowed)
+        else:
+            out["range"] = [self.low, self.high]
+        return out
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """All parameters of one variant with its options applied."""
+
+    id: str
+    title: str
+    version: int
+    options: tuple[tuple[str, Any], ...]
+    # players and sides
+    players: int
+    sides: int
+    # deck and deal
+    packs: int
+    jokers: int
+    hand_size: int
+    draw_count: int
+    # melds
+    min_naturals: int
+    max_wilds: int
+    natural_majority: bool
+    canasta_size: int
+    natural_canasta_bonus: int
+    mixed_canasta_bonus: int
+    # initial meld: (lowest score of the band, minimum); the first band starts at -infinity
+    initial_minimums: tuple[tuple[int | None, int], ...]
+    # discard pile
+    pile_natural_and_wild: bool
+    freeze_on_wild: bool
+    freeze_on_red_three: bool
+    frozen_until_melded: bool
+    black_three_blocks: bool
+    one_card_pile_rule: bool
+    # threes
+    red_three_bonus: int
+    red_three_bonus_all: tuple[tuple[int, int], ...]  # (count, total) overrides, e.g. all four 800
+    red_three_card_points: int
+    red_three_in_hand_penalty: int
+    # going out
+    canastas_to_go_out: int
+    going_out_bonus: int
+    concealed_bonus: int
+    ask_partner: bool
+    # end of stock: "continue" (play on the pile), "end" (deal ends)
+    stock_exhausted: str
+    target: int
+    card_values: tuple[int, ...]
+    sources: tuple[tuple[str, str], ...] = field(default=())
+
+    def side_of(self, seat: int) -> int:
+        return seat % self.sides
+
+    def seats_of(self, side: int) -> tuple[int, ...]:
+        return tuple(range(side, self.players, self.sides))
+
+    def partners(self, seat: int) -> tuple[int, ...]:
+        return tuple(s for s in self.seats_of(seat % self.sides) if s != seat)
+
+    def deck_copies(self, card: int) -> int:
+        return self.jokers if card == JOKER else self.packs
+
+    @property
+    def deck_size(self) -> int:
+        return 52 * self.packs + self.jokers
+
+    def initial_minimum(self, score: int) -> int:
+        """The side's initial-meld minimum for its score before the deal
+        (pagat "Initial Meld Requirement")."""
+        minimum = self.initial_minimums[0][1]
+        for low, value in self.initial_minimums[1:]:
+            if low is not None and score >= low:
+                minimum = value
+        return minimum
+
+    def source(self, key: str) -> str:
+        for k, v in self.sources:
+            if k == key:
+                return v
+        return ""
+
+    def option(self, name: str) -> Any:
+        for k, v in self.options:
+            if k == name:
+                return v
+        return None
+
+    def table(self) -> dict[str, Any]:
+        """The rule table as plain data (JSON-ready)."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "card_values":
+                value = {"JK": value[JOKER], **{
+                    r: value[i * 4] for i, r in enumerate(RANKS) if r != "3"},
+                    "3S": value[4], "3C": value[7], "3H": value[5], "3D": value[6]}
+            elif f.name in ("options", "sources"):
+                value = dict(value)
+            elif f.name == "initial_minimums":
+                value = [{"from_score": low, "minimum": m} for low, m in value]
+            elif f.name == "red_three_bonus_all":
+                value = [{"count": c, "total": t} for c, t in value]
+            out[f.name] = value
+        return out
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A stable hash of the table and options: the ruleset's identity in caches."""
+        blob = json.dumps(self.table(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]

@@ -1,0 +1,118 @@
+"""Scoring a deal and what follows for the game (pagat "Classic Canasta Scoring")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .cards import is_red_three
+from .rules import RuleSet
+from .state import State
+
+
+class ScoringNeedsHiddenInfo(Exception):
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.what = what
+
+
+@dataclass(frozen=True)
+class SideScore:
+    side: int
+    seats: tuple[int, ...]
+    breakdown: dict[str, int]
+
+    @property
+    def total(self) -> int:
+        return self.breakdown["total"]
+
+
+@dataclass(frozen=True)
+class DealScore:
+    sides: tuple[SideScore, ...]
+    scores: tuple[int, ...]  # the game totals after this deal
+    game_over: bool
+    winner: int | None
+    next_minimums: tuple[int, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "sides": [{"side": s.side, "seats": list(s.seats), "total": s.total,
+                       "breakdown": dict(s.breakdown)} for s in self.sides],
+            "scores": list(self.scores),
+            "game_over": self.game_over,
+            "winner": self.winner,
+            "next_minimums": list(self.next_minimums),
+        }
+
+
+def red_three_points(rules: RuleSet, count: int) -> int:
+    """100 each; all four 800 (six players: five 1,000, six 1,200)."""
+    total = count * rules.red_three_bonus
+    for n, value in rules.red_three_bonus_all:
+        if count == n:
+            total = value
+    return total
+
+
+def score_side(state: State, side: int) -> dict[str, int]:
+    rules = state.rules
+    values = rules.card_values
+    melds = state.melds[side]
+    seats = rules.seats_of(side)
+    turn = state.turn
+    melded = sum(values[c] for m in melds for c in m.cards)
+    canasta = 0
+    for m in melds:
+        if m.size >= rules.canasta_size:
+            canasta += rules.natural_canasta_bonus if m.wilds == 0 else rules.mixed_canasta_bonus
+    hand_cards = 0
+    reds_in_hand = 0
+    for seat in seats:
+        hand = state.hands[seat]
+        if hand is None:
+            if state.hand_sizes[seat]:
+                raise ScoringNeedsHiddenInfo(f"the hand of seat {seat}")
+            continue
+        for card, n in enumerate(hand):
+            if n:
+                if is_red_three(card):
+                    reds_in_hand += n
+                else:
+                    hand_cards -= n * values[card]
+    reds = sum(1 for c in state.bonus[side] if is_red_three(c))
+    bonus = red_three_points(rules, reds) + reds * rules.red_three_card_points
+    if not melds:
+        bonus = -bonus  # red threes count minus for a side that has not melded
+    going_out = 0
+    if turn.went_out is not None and rules.side_of(turn.went_out) == side:
+        going_out = rules.concealed_bonus if turn.concealed else rules.going_out_bonus
+    penalties = -reds_in_hand * rules.red_three_in_hand_penalty
+    out = {
+        "melded_cards": melded,
+        "hand_cards": hand_cards,
+        "canasta_bonus": canasta,
+        "bonus_cards": bonus,
+        "going_out": going_out,
+        "penalties": penalties,
+    }
+    out["total"] = sum(out.values())
+    return out
+
+
+def score_deal(state: State) -> DealScore:
+    """Each side's score for the deal with its breakdown, the new totals, game over, winner
+    (highest total at or above the target; an exact tie at the top means another deal), and the
+    next initial-meld minimums."""
+    rules = state.rules
+    sides = tuple(SideScore(s, rules.seats_of(s), score_side(state, s)) for s in range(rules.sides))
+    totals = tuple(state.scores[s.side] + s.total for s in sides)
+    best = max(totals)
+    game_over = False
+    winner = None
+    if best >= rules.target:
+        leaders = [i for i, t in enumerate(totals) if t == best]
+        if len(leaders) == 1:
+            game_over, winner = True, leaders[0]
+    minimums = tuple(rules.initial_minimum(t) for t in totals)
+    return DealScore(sides, totals, game_over, winner, minimums)

@@ -1,0 +1,110 @@
+"""Immutable game state, melds and actions (python-chess style value types)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .cards import JOKER, Counts, is_red_three, is_wild
+from .rules import RuleSet
+
+DRAW, PLAY, ANSWER, OVER = "draw", "play", "answer", "over"
+
+
+@dataclass(frozen=True, slots=True)
+class Meld:
+    """A side's meld: one rank (or THREE for black threes, WILD_RANK for wild melds)."""
+
+    rank: int
+    cards: tuple[int, ...]  # sorted
+    naturals: int
+    wilds: int
+
+    @staticmethod
+    def of(rank: int, cards: tuple[int, ...] | list[int]) -> Meld:
+        ordered = tuple(sorted(cards))
+        wilds = sum(1 for c in ordered if is_wild(c))
+        return Meld(rank, ordered, len(ordered) - wilds, wilds)
+
+    def plus(self, cards: tuple[int, ...]) -> Meld:
+        return Meld.of(self.rank, self.cards + cards)
+
+    @property
+    def size(self) -> int:
+        return len(self.cards)
+
+
+@dataclass(frozen=True, slots=True)
+class Pile:
+    """The discard pile: cards bottom to top when known, else only what a player sees."""
+
+    cards: tuple[int, ...] | None
+    top: int | None
+    size: int
+    frozen: bool  # frozen for everyone: a wild card or a red three lies in it
+
+    @staticmethod
+    def of(cards: tuple[int, ...]) -> Pile:
+        frozen = any(is_wild(c) or is_red_three(c) for c in cards)
+        return Pile(cards, cards[-1] if cards else None, len(cards), frozen)
+
+
+EMPTY_PILE = Pile((), None, 0, False)
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """Whose move, the phase, and what the turn and the deal must remember (CONTRACT.md)."""
+
+    seat: int
+    phase: str
+    drawn: bool = False
+    took_pile: bool = False
+    pending: tuple[Meld, ...] = ()
+    held: tuple[int, ...] | None = ()
+    held_size: int = 0
+    asked: str | None = None
+    asked_this_deal: tuple[int, ...] = ()
+    melded: tuple[int, ...] = ()
+    started: tuple[int, ...] = ()
+    extended: bool = False
+    went_out: int | None = None
+    concealed: bool = False
+    partner_melded: bool = False
+    stock_exhausted: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    rules: RuleSet
+    dealer: int
+    scores: tuple[int, ...]
+    hands: tuple[Counts | None, ...]  # None: only the size is known
+    hand_sizes: tuple[int, ...]
+    melds: tuple[tuple[Meld, ...], ...]  # per side
+    bonus: tuple[tuple[int, ...], ...]  # per side: red threes laid out
+    pile: Pile
+    stock: tuple[int, ...] | None  # top first; None: only the size is known
+    stock_size: int
+    turn: Turn
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One move. ``kind`` is draw, take-pile, meld, discard, ask or answer."""
+
+    kind: str
+    cards: tuple[int, ...] = ()
+    rank: int | None = None
+    card: int | None = None
+    allow: bool | None = None
+    seat: int | None = None
+    meta: dict[str, object] = field(default_factory=dict, compare=False, hash=False)
+
+
+def action_class(action: Action) -> tuple[object, ...]:
+    """Key of the action's equivalence class: suits of naturals and of twos are interchangeable
+    in melds and pile pickups (suits never matter there); discards keep the exact card."""
+    if action.kind in ("meld", "take-pile"):
+        key = tuple(sorted(-2 if c == JOKER else (-1 if c < 4 else c >> 2) for c in action.cards))
+        return (action.kind, action.rank, key)
+    return (action.kind, action.card, action.allow)

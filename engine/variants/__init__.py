@@ -1,0 +1,72 @@
+"""The variant registry: ids, aliases, options, and the ruleset for a state's options."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any
+
+from ..reasons import Refusal, UnknownRules
+from ..rules import Option, RuleSet
+from . import classic
+
+
+@dataclass(frozen=True)
+class Variant:
+    id: str
+    title: str
+    aliases: tuple[str, ...]
+    summary: str
+    players: tuple[int, ...]
+    options: tuple[Option, ...]
+    build: Callable[[dict[str, Any]], RuleSet]
+
+
+VARIANTS: tuple[Variant, ...] = (
+    Variant("classic", "Classic Canasta", ("canasta", "official"),
+            "The 1950s standard game: 2 packs and 4 jokers, melds of one rank, one canasta to go out.",
+            (2, 3, 4, 6), classic.OPTIONS, classic.build),
+)
+
+_BY_NAME = {name: v for v in VARIANTS for name in (v.id, *v.aliases)}
+
+
+def find_variant(name: str) -> Variant:
+    try:
+        return _BY_NAME[name.strip().lower()]
+    except KeyError:
+        raise UnknownRules(Refusal("UNKNOWN_VARIANT", {"variant": name}), "/variant") from None
+
+
+def _check_options(variant: Variant, options: dict[str, Any]) -> dict[str, Any]:
+    known = {o.name: o for o in variant.options}
+    for name in options:
+        if name not in known:
+            raise UnknownRules(Refusal("UNKNOWN_OPTION", {"option": name}), f"/options/{name}")
+    resolved: dict[str, Any] = {}
+    for opt in variant.options:
+        value = options.get(opt.name, opt.default)
+        ok = (opt.allowed is None or any(value == a and type(value) is type(a) for a in opt.allowed))
+        if not ok:
+            allowed = " or ".join(str(a).lower() if isinstance(a, bool) else str(a)
+                                  for a in opt.allowed or () if a is not None)
+            raise UnknownRules(Refusal("BAD_OPTION_VALUE", {"option": opt.name, "allowed": allowed}),
+                               f"/options/{opt.name}")
+        resolved[opt.name] = value
+    return resolved
+
+
+def rules_for(variant: str, options: dict[str, Any] | None = None) -> RuleSet:
+    """The ruleset of a variant with its options; raises ``UnknownRules``."""
+    key = tuple(sorted((options or {}).items(), key=lambda kv: kv[0]))
+    return _rules_cached(variant.strip().lower(), tuple((k, v, type(v).__name__) for k, v in key))
+
+
+@lru_cache(maxsize=256)
+def _rules_cached(variant: str, key: tuple[tuple[str, Any, str], ...]) -> RuleSet:
+    v = find_variant(variant)
+    resolved = _check_options(v, {k: val for k, val, _ in key})
+    rules = v.build(resolved)
+    shown = tuple((k, val) for k, val in resolved.items())
+    return replace(rules, id=v.id, options=shown)

@@ -1,0 +1,119 @@
+"""Classic Canasta (seed 000; pagat "Classic Canasta"; Official Canasta Laws).
+
+Data only: the base table and its options. Rows of VARIANTS.md `classic`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ..rules import Option, RuleSet, classic_card_values
+
+SOURCES: dict[str, str] = {
+    "players": "pagat: Classic Canasta; Canasta for two/three/six players (seed 000 'Varianten')",
+    "deck": "pagat: The Cards (seed 000 'Aufbau')",
+    "deal": "pagat: The Deal (seed 000 'Aufbau')",
+    "turn": "pagat: The Play in Classic Canasta (seed 000 'Ablauf eines Zuges')",
+    "melds": "pagat: Melds in Classic Canasta (seed 000 'Meldungen und Canastas')",
+    "melds.wilds": "pagat: Melds in Classic Canasta (seed 000 'Meldungen und Canastas')",
+    "canasta": "pagat: Melds and Canastas (seed 000 'Meldungen und Canastas')",
+    "initial_meld": "pagat: Initial Meld Requirement (seed 000 'Die erste Meldung: Mindestpunkte')",
+    "pile.take": "pagat: The Play in Classic Canasta (seed 000 'Den Ablagestapel nehmen')",
+    "pile.blocked": "pagat: The Play in Classic Canasta (seed 000 'Den Ablagestapel nehmen')",
+    "pile.frozen": "pagat: Frozen Discard Pile (seed 000 'Der eingefrorene Stapel')",
+    "pile.buried": "pagat: The Play in Classic Canasta (seed 000 'Streit- und Sonderfälle')",
+    "pile.one_card": "Britannica: canasta, Going out (research.md §2.5)",
+    "threes.red": "pagat: Threes in Classic Canasta (seed 000 'Die Dreien')",
+    "threes.black": "pagat: Threes in Classic Canasta (seed 000 'Die Dreien')",
+    "going_out": "pagat: Going Out (seed 000 'Ausmachen: So endet die Runde')",
+    "going_out.ask": "pagat: Going Out (seed 000 'Ausmachen: So endet die Runde')",
+    "going_out.concealed": "pagat: Going Out; Initial Meld Requirement (seed 000 'Verdeckt ausmachen')",
+    "stock_exhausted": "pagat: Going Out (seed 000 'Der Stapel ist leer')",
+    "scoring": "pagat: Classic Canasta Scoring (seed 000 'Abrechnung')",
+    "target": "pagat: Classic Canasta Scoring (seed 000 'Abrechnung')",
+    "options": "VARIANTS.md: classic, Options",
+    "hidden": "CONTRACT.md: State (NEEDS_HIDDEN_INFO)",
+    "state": "CONTRACT.md: State",
+}
+
+CLASSIC = RuleSet(
+    id="classic",
+    title="Classic Canasta",
+    version=1,
+    options=(),
+    players=4,
+    sides=2,
+    packs=2,
+    jokers=4,
+    hand_size=11,
+    draw_count=1,
+    min_naturals=2,
+    max_wilds=3,
+    natural_majority=False,
+    canasta_size=7,
+    natural_canasta_bonus=500,
+    mixed_canasta_bonus=300,
+    initial_minimums=((None, 15), (0, 50), (1500, 90), (3000, 120)),
+    pile_natural_and_wild=True,
+    freeze_on_wild=True,
+    freeze_on_red_three=True,
+    frozen_until_melded=True,
+    black_three_blocks=True,
+    one_card_pile_rule=True,
+    red_three_bonus=100,
+    red_three_bonus_all=((4, 800),),
+    red_three_card_points=0,
+    red_three_in_hand_penalty=500,
+    canastas_to_go_out=1,
+    going_out_bonus=100,
+    concealed_bonus=200,
+    ask_partner=True,
+    stock_exhausted="continue",
+    target=5000,
+    card_values=classic_card_values(),
+    sources=tuple(SOURCES.items()),
+)
+
+OPTIONS: tuple[Option, ...] = (
+    Option("players", 4, (2, 3, 4, 6), "Number of players."),
+    Option("sides", None, (None, 2, 3), "Six players only: 3 sides of two (default) or 2 of three."),
+    Option("target", None, (None, 2500, 5000, 7500, 10000),
+           "Game target; default 5,000 (2 or 4 players), 7,500 (3; 6 in pairs), 10,000 (6 in threes)."),
+    Option("natural_majority", False, (False, True),
+           "House rule: natural cards must outnumber wild cards in every meld."),
+    Option("pile_needs_natural_pair", False, (False, True),
+           "House rule: an unfrozen pile is taken only with a natural pair or by adding to a meld."),
+    Option("red_three_card_points", 0, (0, 5), "House rule: red threes also count 5 card points."),
+    Option("ask_partner", True, (False, True), "A player may ask a partner \"may I go out?\"."),
+)
+
+
+def build(options: dict[str, Any]) -> RuleSet:
+    """The classic table for the given (already checked) options (VARIANTS.md player table)."""
+    players = options["players"]
+    rules = CLASSIC
+    if players == 2:
+        rules = replace(rules, players=2, sides=2, hand_size=15, draw_count=2,
+                        canastas_to_go_out=2, ask_partner=False)
+    elif players == 3:
+        rules = replace(rules, players=3, sides=3, hand_size=13, draw_count=2, target=7500,
+                        ask_partner=False)
+    elif players == 6:
+        sides = options["sides"] or 3
+        rules = replace(rules, players=6, sides=sides, packs=3, jokers=6, hand_size=13,
+                        canastas_to_go_out=2, target=7500 if sides == 3 else 10000,
+                        red_three_bonus_all=((5, 1000), (6, 1200)))
+    target = options["target"] or rules.target
+    minimums = rules.initial_minimums
+    if target >= 10000:
+        minimums = minimums + ((7500, 150),)
+    return replace(
+        rules,
+        target=target,
+        initial_minimums=minimums,
+        natural_majority=options["natural_majority"],
+        pile_natural_and_wild=not options["pile_needs_natural_pair"],
+        red_three_card_points=options["red_three_card_points"],
+        ask_partner=rules.ask_partner and options["ask_partner"],
+    )

@@ -1,0 +1,374 @@
+"""States and actions from and to plain JSON-shaped data (CONTRACT.md), stdlib only.
+
+``validate_data`` reports every problem of a state with its JSON path; ``state_from_data``
+builds the immutable ``State`` of a valid one; ``state_to_data`` writes canonical output.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cards import (THREE, WILD_RANK, card_code, cards_of, counts_of, is_red_three, is_wild,
+                    parse_card, parse_rank, rank_code)
+from .reasons import InvalidState, Problem, Refusal, UnknownRules
+from .rules import RuleSet
+from .state import ANSWER, DRAW, OVER, PLAY, Action, Meld, Pile, State, Turn
+from .variants import rules_for
+
+Data = dict[str, Any]
+
+
+def _cards(value: Any) -> tuple[int, ...]:
+    return tuple(parse_card(c) for c in value)
+
+
+def _is_hidden(value: Any) -> bool:
+    return isinstance(value, dict)
+
+
+def _meld(data: Data) -> Meld:
+    return Meld.of(parse_rank(data["rank"]), _cards(data["cards"]))
+
+
+def rules_of(data: Data) -> RuleSet:
+    """The ruleset a state names; raises ``UnknownRules``."""
+    return rules_for(str(data.get("variant", "classic")), dict(data.get("options") or {}))
+
+
+# ---------------------------------------------------------------- validation
+
+
+def validate_data(data: Data) -> list[Problem]:
+    """Every problem of a structurally valid state, each with code and JSON path."""
+    try:
+        rules = rules_of(data)
+    except UnknownRules as exc:
+        return [Problem(exc.refusal.code, exc.path, exc.refusal.params)]
+    except (ValueError, TypeError):
+        return [Problem("UNKNOWN_OPTION", "/options", {"option": "?"})]
+    problems: list[Problem] = []
+    add = problems.append
+    n, k = rules.players, rules.sides
+    turn = data.get("turn") or {}
+    counts = {"hands": n, "scores": k, "melds": k, "bonus_cards": k}
+    for key, expected in counts.items():
+        got = len(data.get(key) or [])
+        if got != expected:
+            code = "SEAT_COUNT_MISMATCH" if key == "hands" else "SIDE_COUNT_MISMATCH"
+            add(Problem(code, f"/{key}", {"expected": expected, "got": got}))
+    if problems:
+        return problems
+    for path, seat in (("/dealer", data.get("dealer", 0)), ("/turn/seat", turn.get("seat", 0)),
+                       ("/turn/went_out", turn.get("went_out"))):
+        if seat is not None and not 0 <= seat < n:
+            add(Problem("SEAT_OUT_OF_RANGE", path, {"seat": seat, "players": n}))
+    for key in ("asked_this_deal", "melded"):
+        for i, seat in enumerate(turn.get(key) or []):
+            if not 0 <= seat < n:
+                add(Problem("SEAT_OUT_OF_RANGE", f"/turn/{key}/{i}", {"seat": seat, "players": n}))
+    if problems:
+        return problems
+    phase = turn.get("phase", DRAW)
+    seat = turn.get("seat", 0)
+    side = rules.side_of(seat)
+    went_out = turn.get("went_out")
+    # every card we can see, with its path
+    seen: list[tuple[int, str]] = []
+    total = 0
+    for i, hand in enumerate(data["hands"]):
+        if _is_hidden(hand):
+            size = hand["size"]
+        else:
+            size = len(hand)
+            for j, code in enumerate(hand):
+                card = parse_card(code)
+                seen.append((card, f"/hands/{i}/{j}"))
+                if is_red_three(card):
+                    add(Problem("RED_THREE_IN_HAND", f"/hands/{i}/{j}"))
+        total += size
+        if size == 0 and phase != OVER:
+            add(Problem("IMPOSSIBLE_SIZE", f"/hands/{i}",
+                        {"what": f"the hand of seat {i} before the deal ends", "size": 0}))
+        if size == 0 and phase == OVER and went_out != i:
+            add(Problem("IMPOSSIBLE_SIZE", f"/hands/{i}",
+                        {"what": f"the hand of seat {i}, who did not go out", "size": 0}))
+        if size and phase == OVER and went_out == i:
+            add(Problem("PHASE_INCONSISTENT", f"/hands/{i}",
+                        {"detail": "the seat that went out still holds cards"}))
+    minimum = rules.initial_minimum(data["scores"][side])
+    for s, melds in enumerate(data["melds"]):
+        _check_melds(rules, melds, f"/melds/{s}", seen, add, black_ok=(
+            (phase == PLAY and s == side) or (phase == OVER and went_out is not None
+                                              and rules.side_of(went_out) == s)))
+        total += sum(len(m["cards"]) for m in melds)
+    pending = turn.get("pending") or []
+    _check_melds(rules, pending, "/turn/pending", seen, add, black_ok=phase == PLAY)
+    total += sum(len(m["cards"]) for m in pending)
+    if pending:
+        values = rules.card_values
+        points = sum(values[parse_card(c)] for m in pending for c in m["cards"])
+        if phase != PLAY or data["melds"][side]:
+            add(Problem("PHASE_INCONSISTENT", "/turn/pending",
+                        {"detail": "pending melds belong to the play phase of a side that has "
+                                   "not melded yet"}))
+        elif points >= minimum:
+            add(Problem("PHASE_INCONSISTENT", "/turn/pending",
+                        {"detail": f"pending melds counting {points} already meet the minimum "
+                                   f"{minimum}; they belong on the table"}))
+    for s, bonus in enumerate(data["bonus_cards"]):
+        for j, code in enumerate(bonus):
+            card = parse_card(code)
+            seen.append((card, f"/bonus_cards/{s}/{j}"))
+            if not is_red_three(card):
+                add(Problem("NOT_A_BONUS_CARD", f"/bonus_cards/{s}/{j}", {"card": card_code(card)}))
+        total += len(bonus)
+    pile = data["discard"]
+    if _is_hidden(pile):
+        total += pile["size"]
+        top = pile.get("top")
+        if (top is None) != (pile["size"] == 0):
+            add(Problem("PILE_VIEW_INCONSISTENT", "/discard",
+                        {"detail": "a top card goes with a non-empty pile"}))
+        if top is not None:
+            card = parse_card(top)
+            if is_wild(card) and not pile.get("frozen"):
+                add(Problem("PILE_VIEW_INCONSISTENT", "/discard/frozen",
+                            {"detail": "a wild card on top freezes the pile"}))
+            if is_red_three(card):
+                add(Problem("RED_THREE_IN_PILE", "/discard/top"))
+    else:
+        total += len(pile)
+        plain_below = False
+        for j, code in enumerate(pile):
+            card = parse_card(code)
+            seen.append((card, f"/discard/{j}"))
+            if is_red_three(card) and (plain_below or j == len(pile) - 1):
+                add(Problem("RED_THREE_IN_PILE", f"/discard/{j}"))
+            if not (is_wild(card) or is_red_three(card)):
+                plain_below = True
+    stock = data["stock"]
+    if _is_hidden(stock):
+        total += stock["size"]
+    else:
+        total += len(stock)
+        seen.extend((parse_card(c), f"/stock/{j}") for j, c in enumerate(stock))
+    held = turn.get("held") or []
+    if _is_hidden(held):
+        total += held["size"]
+        held_size = held["size"]
+    else:
+        total += len(held)
+        held_size = len(held)
+        for j, code in enumerate(held):
+            card = parse_card(code)
+            seen.append((card, f"/turn/held/{j}"))
+            if is_red_three(card):
+                add(Problem("RED_THREE_IN_HAND", f"/turn/held/{j}"))
+    if held_size and not (pending and turn.get("took_pile")):
+        add(Problem("PHASE_INCONSISTENT", "/turn/held",
+                    {"detail": "held pile cards need a pile taken for pending melds"}))
+    tally: dict[int, int] = {}
+    for card, path in seen:
+        tally[card] = tally.get(card, 0) + 1
+        if tally[card] == rules.deck_copies(card) + 1:
+            add(Problem("TOO_MANY_COPIES", path, {"card": card_code(card), "count": tally[card],
+                                                 "copies": rules.deck_copies(card)}))
+    if total != rules.deck_size:
+        add(Problem("CARD_COUNT_MISMATCH", "", {"count": total, "deck": rules.deck_size}))
+    _check_turn(rules, data, turn, add)
+    return problems
+
+
+def _check_melds(rules: RuleSet, melds: list[Data], base: str, seen: list[tuple[int, str]],
+                 add: Any, black_ok: bool) -> None:
+    from .play import meld_shape_refusal
+
+    ranks: set[int] = set()
+    for i, m in enumerate(melds):
+        path = f"{base}/{i}"
+        rank = parse_rank(m["rank"])
+        cards = _cards(m["cards"])
+        seen.extend((c, f"{path}/cards/{j}") for j, c in enumerate(cards))
+        if rank in ranks:
+            add(Problem("DUPLICATE_MELD_RANK", f"{path}/rank", {"rank": rank_code(rank)}))
+        ranks.add(rank)
+        if rank == WILD_RANK:
+            add(Problem("WILD_MELD_NOT_ALLOWED", f"{path}/rank"))
+            continue
+        bad = False
+        for j, c in enumerate(cards):
+            if is_red_three(c):
+                add(Problem("RED_THREE_NOT_MELDABLE", f"{path}/cards/{j}"))
+                bad = True
+            elif not is_wild(c) and c >> 2 != rank:
+                add(Problem("MELD_RANK_MISMATCH", f"{path}/cards/{j}",
+                            {"rank": rank_code(rank), "card": card_code(c)}))
+                bad = True
+        if bad:
+            continue
+        if rank == THREE and not black_ok:
+            add(Problem("BLACK_THREES_ONLY_WHEN_GOING_OUT", path))
+            continue
+        meld = Meld.of(rank, cards)
+        refusal = meld_shape_refusal(rules, rank, meld.naturals, meld.wilds)
+        if refusal:
+            add(Problem(refusal.code, path, refusal.params))
+
+
+def _check_turn(rules: RuleSet, data: Data, turn: Data, add: Any) -> None:
+    phase = turn.get("phase", DRAW)
+    detail = None
+    if phase == OVER:
+        if turn.get("went_out") is None and not turn.get("stock_exhausted"):
+            detail = "a deal is over when someone went out or the stock ran out"
+    else:
+        if turn.get("went_out") is not None or turn.get("stock_exhausted") or turn.get("concealed"):
+            detail = "went_out, concealed and stock_exhausted describe a deal that is over"
+        elif turn.get("drawn") and turn.get("took_pile"):
+            detail = "a turn draws from the stock or takes the pile, not both"
+        elif phase == DRAW and (turn.get("drawn") or turn.get("took_pile") or turn.get("pending")
+                                or turn.get("asked") or turn.get("started")
+                                or turn.get("extended")):
+            detail = "in phase draw nothing has happened in the turn yet"
+        elif phase == ANSWER and (turn.get("asked") != "waiting"
+                                  or not rules.partners(turn.get("seat", 0))):
+            detail = "phase answer needs asked 'waiting' and a partner to answer"
+        elif phase == PLAY and turn.get("asked") == "waiting":
+            detail = "asked 'waiting' belongs to phase answer"
+    if detail:
+        add(Problem("PHASE_INCONSISTENT", "/turn", {"detail": detail}))
+
+
+# ---------------------------------------------------------------- building states
+
+
+def state_from_data(data: Data) -> State:
+    """The immutable state of ``data``; raises ``InvalidState`` with every problem."""
+    problems = validate_data(data)
+    if problems:
+        raise InvalidState(problems)
+    rules = rules_of(data)
+    hands: list[Any] = []
+    sizes: list[int] = []
+    for hand in data["hands"]:
+        if _is_hidden(hand):
+            hands.append(None)
+            sizes.append(hand["size"])
+        else:
+            cards = _cards(hand)
+            hands.append(counts_of(cards))
+            sizes.append(len(cards))
+    melds = tuple(tuple(sorted((_meld(m) for m in side), key=lambda m: m.rank))
+                  for side in data["melds"])
+    pile_data = data["discard"]
+    if _is_hidden(pile_data):
+        top = pile_data.get("top")
+        pile = Pile(None, parse_card(top) if top is not None else None, pile_data["size"],
+                    bool(pile_data.get("frozen")))
+    else:
+        pile = Pile.of(_cards(pile_data))
+    stock_data = data["stock"]
+    stock = None if _is_hidden(stock_data) else _cards(stock_data)
+    stock_size = stock_data["size"] if stock is None else len(stock)
+    t = data["turn"]
+    held_data = t.get("held") or []
+    held = None if _is_hidden(held_data) else _cards(held_data)
+    melded = t.get("melded")
+    if melded is None:
+        melded = [s for s in range(rules.players) if melds[rules.side_of(s)]]
+    turn = Turn(
+        seat=t["seat"], phase=t.get("phase", DRAW), drawn=bool(t.get("drawn")),
+        took_pile=bool(t.get("took_pile")),
+        pending=tuple(sorted((_meld(m) for m in t.get("pending") or []), key=lambda m: m.rank)),
+        held=held, held_size=held_data["size"] if held is None else len(held),
+        asked=t.get("asked"), asked_this_deal=tuple(sorted(set(t.get("asked_this_deal") or []))),
+        melded=tuple(sorted(set(melded))), started=tuple(parse_rank(r) for r in t.get("started") or []),
+        extended=bool(t.get("extended")), went_out=t.get("went_out"),
+        concealed=bool(t.get("concealed")), partner_melded=bool(t.get("partner_melded")),
+        stock_exhausted=bool(t.get("stock_exhausted")),
+    )
+    return State(
+        rules=rules, dealer=data.get("dealer", 0), scores=tuple(data["scores"]),
+        hands=tuple(hands), hand_sizes=tuple(sizes), melds=melds,
+        bonus=tuple(tuple(sorted(_cards(b))) for b in data["bonus_cards"]),
+        pile=pile, stock=stock, stock_size=stock_size, turn=turn,
+    )
+
+
+def _codes(cards: Any) -> list[str]:
+    return [card_code(c) for c in cards]
+
+
+def _meld_data(m: Meld) -> Data:
+    return {"rank": rank_code(m.rank), "cards": _codes(m.cards)}
+
+
+def state_to_data(state: State) -> Data:
+    """Canonical wire form of a state."""
+    rules = state.rules
+    turn = state.turn
+    pile = state.pile
+    t: Data = {"seat": turn.seat, "phase": turn.phase}
+    if turn.drawn:
+        t["drawn"] = True
+    if turn.took_pile:
+        t["took_pile"] = True
+    if turn.pending:
+        t["pending"] = [_meld_data(m) for m in turn.pending]
+    if turn.held_size:
+        t["held"] = _codes(turn.held) if turn.held is not None else {"size": turn.held_size}
+    t["asked"] = turn.asked
+    t["asked_this_deal"] = list(turn.asked_this_deal)
+    t["melded"] = list(turn.melded)
+    if turn.started:
+        t["started"] = [rank_code(r) for r in turn.started]
+    if turn.extended:
+        t["extended"] = True
+    if turn.phase == OVER:
+        t.update(went_out=turn.went_out, concealed=turn.concealed,
+                 partner_melded=turn.partner_melded, stock_exhausted=turn.stock_exhausted)
+    return {
+        "variant": rules.id,
+        "options": dict(rules.options),
+        "dealer": state.dealer,
+        "scores": list(state.scores),
+        "hands": [_codes(cards_of(h)) if h is not None else {"size": n}
+                  for h, n in zip(state.hands, state.hand_sizes)],
+        "melds": [[_meld_data(m) for m in side] for side in state.melds],
+        "bonus_cards": [_codes(b) for b in state.bonus],
+        "discard": _codes(pile.cards) if pile.cards is not None else {
+            "top": card_code(pile.top) if pile.top is not None else None,
+            "size": pile.size, "frozen": pile.frozen},
+        "stock": _codes(state.stock) if state.stock is not None else {"size": state.stock_size},
+        "turn": t,
+    }
+
+
+def action_from_data(data: Data) -> Action:
+    kind = data["type"]
+    cards = _cards(data.get("cards") or ())
+    rank = data.get("rank")
+    card = data.get("card")
+    return Action(kind, cards=cards, rank=parse_rank(rank) if rank is not None else None,
+                  card=parse_card(card) if card is not None else None,
+                  allow=data.get("allow"), seat=data.get("seat"))
+
+
+def action_to_data(action: Action) -> Data:
+    out: Data = {"type": action.kind}
+    if action.kind in ("take-pile", "meld"):
+        out["cards"] = _codes(action.cards)
+    if action.kind == "meld" and action.rank is not None:
+        out["rank"] = rank_code(action.rank)
+    if action.card is not None:
+        out["card"] = card_code(action.card)
+    if action.allow is not None:
+        out["allow"] = action.allow
+    if action.seat is not None:
+        out["seat"] = action.seat
+    return out
+
+
+def refusal_data(refusal: Refusal, rules: RuleSet | None, lang: str = "en") -> Data:
+    return {"code": refusal.code, "message": refusal.message(lang),
+            "rule": rules.source(refusal.rule_key) if rules else ""}

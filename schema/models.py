@@ -1,0 +1,694 @@
+"""Wire models for Canasta Referee (see CONTRACT.md).
+
+Structural validation only: card codes, types and size bounds. Rule consistency (card counts,
+whose turn, legal melds) is the engine's job and is reported by ``/v1/validate``.
+
+Error locations are plain JSON paths: the ``list | object`` unions (hands, stock, discard,
+``turn.held``) and the ``Action`` union dispatch on the input's shape / ``type`` themselves, so no
+union tag appears in ``loc`` (a bad card at ``hands[0][3]`` gives ``("hands", 0, 3)``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidatorFunctionWrapHandler,
+    WithJsonSchema,
+    WrapValidator,
+)
+from pydantic_core import PydanticCustomError
+
+RANKS = "AKQJT98765432"
+SUITS = "SHDC"
+MELD_RANKS = "AKQJT9876543"
+
+
+def _show(value: object) -> str:
+    """Short repr for error messages (inputs may be hostile)."""
+    text = repr(value)
+    return text if len(text) <= 24 else text[:21] + "..."
+
+
+def _card(value: object) -> str:
+    """Canonicalise a forgiving card code ("10h" -> "TH", "jk" -> "JK")."""
+    if isinstance(value, str) and len(value) <= 16:
+        code = value.strip().upper()
+        if code.startswith("10"):
+            code = "T" + code[2:]
+        if code == "JK" or (len(code) == 2 and code[0] in RANKS and code[1] in SUITS):
+            return code
+    raise PydanticCustomError(
+        "card_code", "not a card code: {card}", {"card": _show(value)}
+    )
+
+
+def _rank(value: object) -> str:
+    """Canonicalise a forgiving meld rank ("10" -> "T", "q" -> "Q", "WILD" -> "wild")."""
+    if isinstance(value, str) and len(value) <= 16:
+        rank = value.strip().upper()
+        if rank == "WILD":
+            return "wild"
+        if rank == "10":
+            rank = "T"
+        if len(rank) == 1 and rank in MELD_RANKS:
+            return rank
+    raise PydanticCustomError("rank", "not a rank: {rank}", {"rank": _show(value)})
+
+
+Card = Annotated[
+    str,
+    BeforeValidator(_card),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "pattern": r"^\s*(?:(?:[AaKkQqJjTt2-9]|10)[SsHhDdCc]|[Jj][Kk])\s*$",
+            "description": "Card code: rank A K Q J T 9..2 then suit S H D C, or JK. "
+            "Input is case-insensitive and accepts 10 for T; output is canonical.",
+            "examples": ["TH", "QS", "JK"],
+        }
+    ),
+]
+Rank = Annotated[
+    str,
+    BeforeValidator(_rank),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "pattern": r"^\s*(?:[AaKkQqJjTt3-9]|10|[Ww][Ii][Ll][Dd])\s*$",
+            "description": 'Meld rank: A K Q J T 9..3 (10 accepted for T), or "wild".',
+            "examples": ["K", "7", "wild"],
+        }
+    ),
+]
+Seat = Annotated[int, Field(ge=0, le=7)]
+Size = Annotated[int, Field(ge=0, le=1000)]
+Score = Annotated[int, Field(ge=-1_000_000, le=1_000_000)]
+Name = Annotated[str, Field(max_length=64)]
+Text = Annotated[str, Field(max_length=2000)]
+Cards = Annotated[list[Card], Field(max_length=500)]
+Seats = Annotated[list[Seat], Field(max_length=8)]
+Scores = Annotated[list[Score], Field(max_length=8)]
+
+
+def _option_value(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """A bool, a bounded int or a short string; one clean error (no union tags) otherwise."""
+    if isinstance(value, bool) or (isinstance(value, str) and len(value) <= 64):
+        return value
+    if isinstance(value, int) and -1_000_000 <= value <= 1_000_000:
+        return value
+    raise PydanticCustomError(
+        "option_value",
+        "an option is a boolean, an integer in -1000000..1000000 or a string (<= 64 chars)",
+    )
+
+
+def _seed(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """A 64-bit int or a short string; one clean error (no union tags) otherwise."""
+    if isinstance(value, str) and len(value) <= 64:
+        return value
+    if (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and -(2**63) <= value < 2**63
+    ):
+        return value
+    raise PydanticCustomError(
+        "seed", "a seed is a 64-bit integer or a string of at most 64 characters"
+    )
+
+
+OptionValue = Annotated[bool | Score | Name, WrapValidator(_option_value)]
+Options = Annotated[dict[Name, OptionValue], Field(max_length=32)]
+Phase = Literal["draw", "play", "answer", "over"]
+
+_CARDS: TypeAdapter[list[str]] = TypeAdapter(Cards)
+
+
+def _cards_or(model: type[BaseModel]) -> WrapValidator:
+    """Validate ``list[Card] | model`` by input shape, so error locs carry no union tag.
+
+    A nested ValidationError raised here is merged by pydantic-core with the outer location.
+    """
+
+    def check(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        if isinstance(value, (dict, model)):
+            return model.model_validate(value)
+        if isinstance(value, (list, tuple)):
+            return _CARDS.validate_python(value)
+        raise PydanticCustomError(
+            "cards_or_object",
+            "expected a list of card codes or a {model} object",
+            {"model": model.__name__},
+        )
+
+    return WrapValidator(check)
+
+
+def _config(*examples: Any) -> ConfigDict:
+    """Strict config (unknown fields rejected) with JSON-schema examples."""
+    if not examples:
+        return ConfigDict(extra="forbid")
+    return ConfigDict(extra="forbid", json_schema_extra={"examples": list(examples)})
+
+
+# --- examples (classic, four players; sides {0,2} and {1,3}) -----------------------------------
+
+_HAND0 = ["QS", "QH", "QD", "JK", "9C", "9D", "6S", "5H", "4C", "TD", "8H"]
+_MELDS0: list[dict[str, Any]] = [
+    {"rank": "K", "cards": ["KS", "KH", "KD", "2C"]},
+    {"rank": "7", "cards": ["7S", "7C", "7H"]},
+]
+EXAMPLE_STATE: dict[str, Any] = {
+    "variant": "classic",
+    "options": {"players": 4},
+    "dealer": 3,
+    "scores": [650, -150],
+    "hands": [list(_HAND0), {"size": 11}, {"size": 9}, {"size": 10}],
+    "melds": [list(_MELDS0), []],
+    "bonus_cards": [["3H"], []],
+    "discard": ["5S", "9H", "JC", "8D"],
+    "stock": {"size": 55},
+    "turn": {"seat": 0, "phase": "draw"},
+}
+EXAMPLE_STATE_AFTER: dict[str, Any] = {
+    **EXAMPLE_STATE,
+    "hands": [
+        ["9C", "9D", "6S", "5H", "TD", "8H", "7D"],
+        {"size": 11},
+        {"size": 9},
+        {"size": 10},
+    ],
+    "melds": [[*_MELDS0, {"rank": "Q", "cards": ["QS", "QH", "QD", "JK"]}], []],
+    "discard": ["5S", "9H", "JC", "8D", "4C"],
+    "stock": {"size": 54},
+    "turn": {"seat": 1, "phase": "draw"},
+}
+EXAMPLE_ACTIONS: list[dict[str, Any]] = [
+    {"type": "draw"},
+    {"type": "meld", "cards": ["QS", "QH", "QD", "JK"]},
+    {"type": "discard", "card": "4C"},
+]
+# fmt: off
+_DEAL_STOCK = [
+    "KD", "JK", "7S", "6D", "7D", "KC", "JD", "4S", "8D", "KS", "9S", "6D", "9S", "3D",
+    "JC", "9H", "8S", "AS", "QC", "AS", "2S", "QC", "AH", "KC", "2C", "JD", "KS", "3D",
+    "TD", "8D", "4S", "AC", "JK", "7C", "TC", "QS", "4D", "QH", "5D", "5C", "TD", "8H",
+    "TS", "6S", "8C", "JS", "4H", "5S", "TH", "JS", "8C", "9D", "3H", "QH", "5D", "2C",
+    "QD", "JH", "6H", "KH", "AH", "3H", "2H",
+]
+# fmt: on
+EXAMPLE_DEAL: dict[str, Any] = {
+    "variant": "classic",
+    "options": {"players": 4},
+    "dealer": 3,
+    "scores": [650, -150],
+    "hands": [
+        ["9C", "2D", "AC", "9H", "AD", "3S", "8S", "2H", "7H", "7H", "4D"],
+        ["TH", "5C", "4C", "3S", "TS", "7D", "2D", "QS", "JC", "9D", "4H"],
+        ["5H", "JK", "5H", "4C", "QD", "JK", "8H", "9C", "AD", "3C", "3C"],
+        ["JH", "2S", "7S", "6S", "6C", "6H", "6C", "TC", "KD", "7C", "5S"],
+    ],
+    "melds": [[], []],
+    "bonus_cards": [[], []],
+    "discard": ["KH"],
+    "stock": _DEAL_STOCK,
+    "turn": {"seat": 0, "phase": "draw"},
+}
+_BREAKDOWN_WINNER: dict[str, Any] = {
+    "melded_cards": 340,
+    "hand_cards": 0,
+    "canasta_bonus": 500,
+    "bonus_cards": 100,
+    "going_out": 100,
+    "penalties": 0,
+    "total": 1040,
+}
+_BREAKDOWN_LOSER: dict[str, Any] = {
+    "melded_cards": 150,
+    "hand_cards": -65,
+    "canasta_bonus": 0,
+    "bonus_cards": 0,
+    "going_out": 0,
+    "penalties": 0,
+    "total": 85,
+}
+_REASON: dict[str, Any] = {
+    "code": "PILE_FROZEN_NEEDS_NATURAL_PAIR",
+    "message": "The pile is frozen: take it only with a natural pair matching the top card.",
+    "rule": "pagat: Frozen Discard Pile",
+}
+_CLASSIC: dict[str, Any] = {
+    "id": "classic",
+    "title": "Classic Canasta",
+    "players": [2, 3, 4, 6],
+    "summary": "The 1950s partnership game: two decks, red threes, frozen pile, 5000 to win.",
+}
+
+
+# --- state -------------------------------------------------------------------------------------
+
+
+class HiddenCards(BaseModel):
+    """A hand or stock known only by its size."""
+
+    model_config = _config({"size": 11})
+    size: Size = Field(description="Number of cards.")
+
+
+class PileView(BaseModel):
+    """The discard pile as a player sees it."""
+
+    model_config = _config({"top": "KD", "size": 12, "frozen": True})
+    top: Card | None = Field(None, description="Top card; null when the pile is empty.")
+    size: Size = Field(description="Number of cards in the pile.")
+    frozen: bool = Field(
+        False, description="The pile is frozen (e.g. a wild card lies in it)."
+    )
+
+
+CardsOrHidden = Annotated[Cards | HiddenCards, _cards_or(HiddenCards)]
+CardsOrPile = Annotated[Cards | PileView, _cards_or(PileView)]
+
+
+class MeldIn(BaseModel):
+    """A meld on the table: its rank and cards."""
+
+    model_config = _config({"rank": "K", "cards": ["KS", "KH", "KD", "2C"]})
+    rank: Rank = Field(description='Rank letter, or "wild" for a wild-card meld.')
+    cards: Cards = Field(min_length=1, description="The cards of the meld.")
+
+
+Melds = Annotated[list[MeldIn], Field(max_length=20)]
+
+
+class Turn(BaseModel):
+    """Whose move, the phase, and what the turn and the deal must remember."""
+
+    model_config = _config(
+        {"seat": 0, "phase": "draw"},
+        {"seat": 2, "phase": "play", "drawn": True, "started": ["Q"], "melded": [0, 1]},
+    )
+    seat: Seat = Field(description="Seat to move (or to answer, in phase answer).")
+    phase: Phase = Field(
+        description="draw, play (melds then a discard), answer, or over."
+    )
+    drawn: bool = Field(False, description="The seat drew from the stock this turn.")
+    took_pile: bool = Field(
+        False, description="The seat took the discard pile this turn."
+    )
+    pending: Melds = Field(
+        [],
+        description="Melds laid this turn by a side that has not met its initial minimum yet.",
+    )
+    held: CardsOrHidden = Field(
+        [],
+        description="Pile cards taken by such a side; they join the hand once it is met.",
+    )
+    asked: Literal["waiting", "yes", "no"] | None = Field(
+        None, description='"May I go out?" this turn: null, waiting, yes or no.'
+    )
+    asked_this_deal: Seats = Field([], description="Seats that have asked this deal.")
+    melded: Seats | None = Field(
+        None,
+        description="Seats that melded earlier in this deal; null means derive it.",
+    )
+    started: Annotated[list[Rank], Field(max_length=20)] = Field(
+        [], description="Ranks of the melds this seat started this turn."
+    )
+    extended: bool = Field(
+        False, description="This seat added to a meld that existed before this turn."
+    )
+    went_out: Seat | None = Field(
+        None, description="Seat that went out, if the deal ended so."
+    )
+    concealed: bool = Field(
+        False, description="The going-out player went out concealed."
+    )
+    partner_melded: bool = Field(
+        False, description="The going-out player's partner had melded before that turn."
+    )
+    stock_exhausted: bool = Field(
+        False, description="The deal ended because the stock ran out."
+    )
+
+
+class State(BaseModel):
+    """A table: variant, scores, hands, melds, piles and turn."""
+
+    model_config = _config(EXAMPLE_STATE)
+    variant: Name = Field("classic", description="Ruleset id, e.g. classic.")
+    options: Options = Field(
+        {}, description="House rules and player count (variant defaults)."
+    )
+    dealer: Seat = Field(0, description="Seat that dealt this deal.")
+    scores: Scores = Field(
+        description="Each side's cumulative game score before this deal."
+    )
+    hands: Annotated[list[CardsOrHidden], Field(max_length=8)] = Field(
+        description="Per seat: its cards, or {size} when unknown."
+    )
+    melds: Annotated[list[Melds], Field(max_length=8)] = Field(
+        description="Per side: its melds."
+    )
+    bonus_cards: Annotated[list[Cards], Field(max_length=8)] = Field(
+        description="Per side: the threes laid out in front of it."
+    )
+    discard: CardsOrPile = Field(
+        description="Discard pile bottom to top, or {top, size, frozen} as a player sees it."
+    )
+    stock: CardsOrHidden = Field(description="Stock top first, or {size} when unknown.")
+    turn: Turn = Field(description="Whose move and what the turn/deal must remember.")
+
+
+# --- actions -----------------------------------------------------------------------------------
+
+
+def _acting_seat() -> Any:
+    """The optional ``seat`` field every action carries."""
+    return Field(None, description="Acting seat; defaults to turn.seat.")
+
+
+class DrawAction(BaseModel):
+    """Draw from the stock."""
+
+    model_config = _config({"type": "draw"})
+    type: Literal["draw"]
+    seat: Seat | None = _acting_seat()
+
+
+class TakePileAction(BaseModel):
+    """Take the discard pile; ``cards`` are the hand cards melding with the top card."""
+
+    model_config = _config({"type": "take-pile", "cards": ["KH", "KS"]})
+    type: Literal["take-pile"]
+    seat: Seat | None = _acting_seat()
+    cards: Cards = Field(
+        [],
+        description="Hand cards melding with the top card; [] adds it to an existing meld.",
+    )
+
+
+class MeldAction(BaseModel):
+    """Start a meld or add to the side's meld of that rank."""
+
+    model_config = _config({"type": "meld", "cards": ["QH", "QS", "2C"]})
+    type: Literal["meld"]
+    seat: Seat | None = _acting_seat()
+    cards: Cards = Field(min_length=1, description="Hand cards to meld.")
+    rank: Rank | None = Field(
+        None, description="Needed only when the cards do not name it."
+    )
+
+
+class DiscardAction(BaseModel):
+    """Discard a card, ending the turn."""
+
+    model_config = _config({"type": "discard", "card": "7S"})
+    type: Literal["discard"]
+    seat: Seat | None = _acting_seat()
+    card: Card = Field(description="The card to discard.")
+
+
+class AskAction(BaseModel):
+    """Ask the partner "may I go out?"."""
+
+    model_config = _config({"type": "ask"})
+    type: Literal["ask"]
+    seat: Seat | None = _acting_seat()
+
+
+class AnswerAction(BaseModel):
+    """Answer the partner's "may I go out?"."""
+
+    model_config = _config({"type": "answer", "allow": True})
+    type: Literal["answer"]
+    seat: Seat | None = _acting_seat()
+    allow: bool = Field(description="Whether the partner may go out.")
+
+
+ACTION_TYPES: dict[str, type[BaseModel]] = {
+    "draw": DrawAction,
+    "take-pile": TakePileAction,
+    "meld": MeldAction,
+    "discard": DiscardAction,
+    "ask": AskAction,
+    "answer": AnswerAction,
+}
+
+
+def _action(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """Dispatch on ``type`` directly so error locs carry no union tag (JSON paths)."""
+    if isinstance(value, dict):
+        kind = value.get("type")
+        model = ACTION_TYPES.get(kind) if isinstance(kind, str) else None
+        if model is not None:
+            return model.model_validate(value)
+    return handler(
+        value
+    )  # instances, and missing/unknown type errors from the union itself
+
+
+Action = Annotated[
+    DrawAction | TakePileAction | MeldAction | DiscardAction | AskAction | AnswerAction,
+    Field(discriminator="type"),
+    WrapValidator(_action),
+]
+
+
+# --- requests ----------------------------------------------------------------------------------
+
+
+class DealRequest(BaseModel):
+    """Ask for a fresh deal, reproducible from ``seed``."""
+
+    model_config = _config(
+        {
+            "variant": "classic",
+            "options": {"players": 4},
+            "seed": 42,
+            "dealer": 3,
+            "scores": [650, -150],
+        }
+    )
+    variant: Name = Field("classic", description="Ruleset id.")
+    options: Options = Field({}, description="House rules and player count.")
+    seed: Annotated[
+        Annotated[int, Field(ge=-(2**63), le=2**63 - 1)] | Name, WrapValidator(_seed)
+    ] = Field(0, description="Shuffle seed; the same seed gives the same deal.")
+    dealer: Seat = Field(0, description="Dealing seat.")
+    scores: Scores | None = Field(
+        None, description="Game scores per side; null means all 0."
+    )
+
+
+class StateRequest(BaseModel):
+    """A state to validate, score or list legal actions for."""
+
+    model_config = _config({"state": EXAMPLE_STATE})
+    state: State
+
+
+class ActionsRequest(BaseModel):
+    """A state and actions to check or apply, in order."""
+
+    model_config = _config({"state": EXAMPLE_STATE, "actions": EXAMPLE_ACTIONS})
+    state: State
+    actions: Annotated[list[Action], Field(min_length=1, max_length=200)]
+
+
+# --- responses ---------------------------------------------------------------------------------
+
+_MANY = 10_000  # bound on engine-produced lists (responses are not hostile input)
+
+
+class Problem(BaseModel):
+    """One thing wrong with a state."""
+
+    model_config = _config(
+        {
+            "code": "CARD_COUNT",
+            "path": "state.hands[0]",
+            "message": "108 cards expected, 107 found.",
+        }
+    )
+    code: Name = Field(description="Stable problem code.")
+    path: Annotated[str, Field(max_length=256)] = Field(
+        description="JSON path of the culprit."
+    )
+    message: Text = Field(description="Human-readable explanation.")
+
+
+class ValidateResponse(BaseModel):
+    """Every problem found in a state (empty when valid)."""
+
+    model_config = _config(
+        {"valid": True, "problems": []},
+        {
+            "valid": False,
+            "problems": [
+                {
+                    "code": "CARD_COUNT",
+                    "path": "state.hands[0]",
+                    "message": "108 cards expected, 107 found.",
+                }
+            ],
+        },
+    )
+    valid: bool
+    problems: Annotated[list[Problem], Field(max_length=_MANY)]
+
+
+class Reason(BaseModel):
+    """Why an action is illegal: stable code, message, and where the rule stands."""
+
+    model_config = _config(_REASON)
+    code: Name = Field(description="Stable refusal code.")
+    message: Text = Field(description="Message in the requested language.")
+    rule: Annotated[str, Field(max_length=256)] = Field(
+        description="Source of the rule."
+    )
+
+
+class CheckResponse(BaseModel):
+    """Whether the actions are legal; if not, the first illegal one and why."""
+
+    model_config = _config(
+        {"legal": True}, {"legal": False, "index": 0, "reason": _REASON}
+    )
+    legal: bool
+    index: Size | None = Field(None, description="Index of the first illegal action.")
+    reason: Reason | None = None
+
+
+class LegalActionsResponse(BaseModel):
+    """The actions the seat to move may take now."""
+
+    model_config = _config(
+        {
+            "seat": 0,
+            "phase": "draw",
+            "actions": [{"type": "draw"}, {"type": "take-pile", "cards": ["8H", "JK"]}],
+        }
+    )
+    seat: Seat
+    phase: Name
+    actions: Annotated[list[Action], Field(max_length=_MANY)]
+
+
+class ApplyResponse(BaseModel):
+    """The state after the actions, and what happened."""
+
+    model_config = _config(
+        {
+            "state": EXAMPLE_STATE_AFTER,
+            "events": [
+                {"type": "draw", "seat": 0, "card": "7D"},
+                {
+                    "type": "meld",
+                    "seat": 0,
+                    "rank": "Q",
+                    "cards": ["QS", "QH", "QD", "JK"],
+                },
+                {"type": "discard", "seat": 0, "card": "4C"},
+            ],
+        }
+    )
+    state: State
+    events: Annotated[list[dict[str, Any]], Field(max_length=_MANY)]
+
+
+class Breakdown(BaseModel):
+    """One side's deal score; ``total`` is the sum of the others."""
+
+    model_config = _config(_BREAKDOWN_WINNER)
+    melded_cards: Score = Field(description="Value of the cards in the side's melds.")
+    hand_cards: Score = Field(description="Value of the cards left in hands (<= 0).")
+    canasta_bonus: Score = Field(description="Bonuses for canastas.")
+    bonus_cards: Score = Field(description="Red threes (bonus cards), plus or minus.")
+    going_out: Score = Field(description="Going-out bonus (concealed included).")
+    penalties: Score = Field(description="Penalties (<= 0).")
+    total: Score = Field(description="Sum of the above.")
+    detail: Annotated[dict[Name, Score], Field(max_length=64)] = Field(
+        {}, description="Optional finer keys (e.g. natural/mixed canastas)."
+    )
+
+
+class SideScore(BaseModel):
+    """A side, its seats and its deal score."""
+
+    model_config = _config(
+        {"side": 0, "seats": [0, 2], "total": 1040, "breakdown": _BREAKDOWN_WINNER}
+    )
+    side: Seat
+    seats: Seats
+    total: Score
+    breakdown: Breakdown
+
+
+class ScoreResponse(BaseModel):
+    """Deal scores per side, the new game scores and what follows."""
+
+    model_config = _config(
+        {
+            "sides": [
+                {
+                    "side": 0,
+                    "seats": [0, 2],
+                    "total": 1040,
+                    "breakdown": _BREAKDOWN_WINNER,
+                },
+                {
+                    "side": 1,
+                    "seats": [1, 3],
+                    "total": 85,
+                    "breakdown": _BREAKDOWN_LOSER,
+                },
+            ],
+            "scores": [1690, -65],
+            "game_over": False,
+            "winner": None,
+            "next_minimums": [90, 15],
+        }
+    )
+    sides: Annotated[list[SideScore], Field(max_length=8)]
+    scores: Scores = Field(description="Game scores per side after this deal.")
+    game_over: bool
+    winner: Seat | None = Field(description="Winning side, when the game is over.")
+    next_minimums: Scores = Field(
+        description="Each side's initial-meld minimum next deal."
+    )
+
+
+class DealResponse(BaseModel):
+    """A fresh, fully known deal."""
+
+    model_config = _config({"state": EXAMPLE_DEAL})
+    state: State
+
+
+class VariantSummary(BaseModel):
+    """One ruleset in the catalogue."""
+
+    model_config = _config(_CLASSIC)
+    id: Name
+    title: Annotated[str, Field(max_length=256)]
+    players: Annotated[list[Annotated[int, Field(ge=1, le=8)]], Field(max_length=8)]
+    summary: Text
+
+
+class VariantList(BaseModel):
+    """The rulesets the service knows."""
+
+    model_config = _config({"variants": [_CLASSIC]})
+    variants: Annotated[list[VariantSummary], Field(max_length=100)]
+
+
+def dump(model: BaseModel) -> dict[str, Any]:
+    """JSON-ready dict of a model."""
+    return model.model_dump(mode="json", exclude_defaults=False)
