@@ -8,7 +8,7 @@ sequence of legal actions leads to a state without one (see README, "Turn model"
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from . import feasible
@@ -37,6 +37,21 @@ def _codes(cards: Any) -> str:
 # ---------------------------------------------------------------- context of the seat to move
 
 
+_RECENT: dict[int, tuple[State, Ctx]] = {}
+
+
+def context(state: State) -> Ctx:
+    """The state's context, computed once: listing and then applying reuse it."""
+    hit = _RECENT.get(id(state))
+    if hit is not None and hit[0] is state:
+        return hit[1]
+    ctx = Ctx(state)
+    if len(_RECENT) >= 8:
+        _RECENT.clear()
+    _RECENT[id(state)] = (state, ctx)
+    return ctx
+
+
 class Ctx:
     """What every judgement of one state needs, computed once."""
 
@@ -56,12 +71,22 @@ class Ctx:
         self.opened = bool(table)
         self.melds: dict[int, Meld] = {m.rank: m for m in (table or turn.pending)}
         self.info = {r: (m.naturals, m.wilds) for r, m in self.melds.items()}
-        self.minimum = rules.initial_minimum(state.scores[self.side])
-        self.pending_points = _points(rules, turn.pending)
+        self.minimum = 0 if table else rules.initial_minimum(state.scores[self.side])
+        self.pending_points = _points(rules, turn.pending) if turn.pending else 0
         self.need = rules.canastas_to_go_out
         self.must_out = turn.asked == "yes" or THREE in self.melds
         self.go_ok = turn.asked != "no"
         self.nat = naturals_by_rank(self.hand) if self.hand is not None else None
+
+    def cards_of_rank(self, rank: int) -> list[int]:
+        """The hand's cards of one rank, suits in a fixed order."""
+        hand = self.hand
+        assert hand is not None
+        out: list[int] = []
+        for c in range(rank * 4, rank * 4 + 4):
+            if hand[c]:
+                out.extend((c,) * hand[c])
+        return out
 
 
 def _points(rules: Any, melds: tuple[Meld, ...]) -> int:
@@ -385,6 +410,13 @@ def _judge_ask(ctx: Ctx, action: Action) -> Plan | Refusal:
 
 # ---------------------------------------------------------------- legal actions
 
+# Actions are immutable values: the simple ones are made once and shared.
+_DISCARD = [[Action("discard", card=c, seat=s) for c in range(53)] for s in range(8)]
+_DRAW = [Action("draw", seat=s) for s in range(8)]
+_ASK = [Action("ask", seat=s) for s in range(8)]
+_ANSWER = [(Action("answer", allow=True, seat=s), Action("answer", allow=False, seat=s))
+           for s in range(8)]
+
 
 def legal_actions(state: State) -> list[Action]:
     """Every legal action of the seat to move, one per class of equivalent actions
@@ -394,9 +426,8 @@ def legal_actions(state: State) -> list[Action]:
     if phase == OVER:
         return []
     if phase == ANSWER:
-        seat = answering_seat(state)
-        return [Action("answer", allow=True, seat=seat), Action("answer", allow=False, seat=seat)]
-    ctx = Ctx(state)
+        return list(_ANSWER[answering_seat(state)])
+    ctx = context(state)
     if ctx.hand is None:
         raise NeedsHiddenInfo(f"the hand of seat {ctx.seat}")
     seat = ctx.seat
@@ -406,22 +437,50 @@ def legal_actions(state: State) -> list[Action]:
             a = Action("take-pile", cards=cards, seat=seat)
             if isinstance(_judge_take(ctx, a), Plan):
                 out.append(a)
-        if isinstance(_judge_draw(ctx, Action("draw")), Plan):
-            out.insert(0, Action("draw", seat=seat))
+        if isinstance(_judge_draw(ctx, _DRAW[seat]), Plan):
+            out.insert(0, _DRAW[seat])
         return out
-    ask = Action("ask", seat=seat)
+    ask = _ASK[seat]
     if turn.asked is None and isinstance(_judge_ask(ctx, ask), Plan):
         out.append(ask)
-    for a in _meld_candidates(ctx):
-        if isinstance(_judge_meld(ctx, a), Plan):
-            out.append(a)
+    out.extend(_legal_melds(ctx))
     hand = ctx.hand
-    for card in range(53):
-        if hand[card]:
-            a = Action("discard", card=card, seat=seat)
-            if isinstance(_judge_discard(ctx, a), Plan):
-                out.append(a)
+    discards = _DISCARD[seat]
+    if ctx.hand_size >= 2 and not ctx.must_out and (ctx.opened or not turn.pending):
+        out.extend([discards[c] for c, n in enumerate(hand) if n])
+    else:
+        out.extend([discards[c] for c, n in enumerate(hand)
+                    if n and isinstance(_judge_discard(ctx, discards[c]), Plan)])
     return out
+
+
+def _legal_melds(ctx: Ctx) -> list[Action]:
+    """Meld candidates the judge accepts. For a side that has melded, with cards to spare and no
+    obligation to go out, the shape checks of the candidates are all there is to judge."""
+    candidates = _meld_candidates(ctx)
+    if not candidates:
+        return []
+    if not ctx.opened:
+        # nothing can reach the minimum nor meld out: no candidate can either (both only shrink)
+        keep = max(0, 2 - ctx.state.turn.held_size)
+        assert ctx.hand is not None
+        if (not ctx.must_out and ctx.pending_points + feasible.best_addition(
+                ctx.rules, ctx.hand, ctx.info, keep) < ctx.minimum
+                and not (ctx.go_ok and feasible.can_meld_out(
+                    ctx.rules, ctx.hand if not ctx.state.turn.held else _add(
+                        ctx.hand, ctx.state.turn.held), ctx.info, ctx.need))):
+            return []
+    if ctx.opened and not ctx.must_out:
+        majority = ctx.rules.natural_majority
+        out = []
+        for a in candidates:
+            if a.rank == THREE or ctx.hand_size - len(a.cards) < 2 or majority:
+                if isinstance(_judge_meld(ctx, a), Plan):
+                    out.append(a)
+            else:
+                out.append(a)
+        return out
+    return [a for a in candidates if isinstance(_judge_meld(ctx, a), Plan)]
 
 
 def _pick(hand: Counts, rank: int, n: int) -> list[int]:
@@ -437,55 +496,66 @@ def _pick(hand: Counts, rank: int, n: int) -> list[int]:
 
 
 def _pickup_candidates(ctx: Ctx) -> list[tuple[int, ...]]:
-    top = ctx.state.pile.top
+    """The pickups worth judging: adding the top card to the side's meld, a natural pair, or
+    one natural and a wild (pagat "The Play in Classic Canasta")."""
+    pile = ctx.state.pile
+    top = pile.top
     if top is None or not is_natural(top):
         return []
-    hand = ctx.hand
-    assert hand is not None and ctx.nat is not None
+    hand, nat = ctx.hand, ctx.nat
+    assert hand is not None and nat is not None
     rank = top >> 2
-    out: list[tuple[int, ...]] = [()]
-    if ctx.nat[rank] >= 2:
-        out.append(tuple(_pick(hand, rank, 2)))
-    if ctx.nat[rank] >= 1:
-        one = _pick(hand, rank, 1)[0]
-        if ctx.nat[TWO]:
-            out.append((one, _pick(hand, TWO, 1)[0]))
+    frozen = pile.frozen or (ctx.rules.frozen_until_melded and not ctx.opened)
+    out: list[tuple[int, ...]] = []
+    if not frozen and rank in ctx.melds:
+        out.append(())
+    if nat[rank] >= 2:
+        out.append(tuple(ctx.cards_of_rank(rank)[:2]))
+    if nat[rank] >= 1 and not frozen and ctx.rules.pile_natural_and_wild:
+        one = ctx.cards_of_rank(rank)[0]
+        if nat[TWO]:
+            out.append((one, ctx.cards_of_rank(TWO)[0]))
         if hand[JOKER]:
             out.append((one, JOKER))
     return out
 
 
 def _meld_candidates(ctx: Ctx) -> list[Action]:
+    """One meld action per class: rank, number of naturals, of twos and of jokers."""
     rules, hand, nat = ctx.rules, ctx.hand, ctx.nat
     assert hand is not None and nat is not None
     seat = ctx.seat
-    twos, jokers = nat[TWO], hand[JOKER]
+    twos = ctx.cards_of_rank(TWO) if nat[TWO] else []
+    jokers = hand[JOKER]
     max_w = rules.max_wilds
-    wild_sets: list[tuple[int, int]] = [(t, j) for t in range(min(twos, max_w) + 1)
-                                        for j in range(min(jokers, max_w - t) + 1)]
+    wild_sets = [tuple(twos[:t]) + (JOKER,) * j for t in range(min(len(twos), max_w) + 1)
+                 for j in range(min(jokers, max_w - t) + 1)]
     out: list[Action] = []
+    melds = ctx.melds
     for rank in range(2, 13):
         n_have = nat[rank]
-        existing = ctx.melds.get(rank)
-        if existing is None and n_have < 2:
-            continue
-        room = max_w - (existing.wilds if existing else 0)
-        low = 0 if existing else 2
+        existing = melds.get(rank)
+        if existing is None:
+            if n_have < 2:
+                continue
+            room, low = max_w, 2
+        else:
+            room, low = max_w - existing.wilds, 0
+        naturals = ctx.cards_of_rank(rank)
         for n in range(low, n_have + 1):
-            naturals = _pick(hand, rank, n)
-            for t, j in wild_sets:
-                if t + j > room or n + t + j == 0:
+            base = tuple(naturals[:n])
+            for wild in wild_sets:
+                w = len(wild)
+                if w > room or n + w == 0 or (existing is None and n + w < 3):
                     continue
-                if existing is None and n + t + j < 3:
-                    continue
-                cards = tuple(naturals + _pick(hand, TWO, t) + [JOKER] * j)
-                out.append(Action("meld", cards=cards, rank=rank, seat=seat))
+                out.append(Action("meld", base + wild, rank, None, None, seat))
     blacks = nat[THREE]
     if blacks:
-        have = ctx.melds[THREE].naturals if THREE in ctx.melds else 0
+        have = melds[THREE].naturals if THREE in melds else 0
         for n in range(1, blacks + 1):
             if 3 <= have + n <= 4:
-                out.append(Action("meld", cards=tuple(_pick(hand, THREE, n)), rank=THREE, seat=seat))
+                out.append(Action("meld", tuple(ctx.cards_of_rank(THREE)[:n]), THREE, None, None,
+                                  seat))
     return out
 
 
@@ -515,16 +585,31 @@ def _end_deal(state: State, turn: Turn, went_out: int | None, events: list[Event
         partner_melded = any(p in turn.melded for p in rules.partners(went_out))
         events.append({"type": "went-out", "seat": went_out, "concealed": concealed})
     events.append({"type": "deal-over", "stock_exhausted": exhausted})
-    end = replace(turn, phase=OVER, went_out=went_out, concealed=concealed,
+    end = turn._replace(phase=OVER, went_out=went_out, concealed=concealed,
                   partner_melded=partner_melded, stock_exhausted=exhausted, asked=None,
                   melded=_melded_after(turn), pending=(), held=(), held_size=0)
-    return replace(state, turn=end)
+    return _evolve(state, turn=end)
 
 
 def _with_side_melds(state: State, side: int, melds: dict[int, Meld]) -> tuple[tuple[Meld, ...], ...]:
     table = list(state.melds)
     table[side] = tuple(sorted(melds.values(), key=lambda m: m.rank))
     return tuple(table)
+
+
+def _evolve(state: State, hands: Any = None, hand_sizes: Any = None, melds: Any = None,
+            bonus: Any = None, pile: Pile | None = None, stock: Any = None,
+            stock_size: int | None = None, turn: Turn | None = None) -> State:
+    """``dataclasses.replace`` for the hot path (it is several times slower)."""
+    return State(state.rules, state.dealer, state.scores,
+                 state.hands if hands is None else hands,
+                 state.hand_sizes if hand_sizes is None else hand_sizes,
+                 state.melds if melds is None else melds,
+                 state.bonus if bonus is None else bonus,
+                 state.pile if pile is None else pile,
+                 state.stock if stock is None else stock,
+                 state.stock_size if stock_size is None else stock_size,
+                 state.turn if turn is None else turn)
 
 
 def _set(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
@@ -541,11 +626,11 @@ def build(ctx: Ctx, plan: Plan) -> tuple[State, list[Event]]:
     if kind == "answer":
         allow = bool(action.allow)
         events.append({"type": "answered", "seat": answering_seat(state), "allow": allow})
-        return replace(state, turn=replace(turn, phase=PLAY, asked="yes" if allow else "no")), events
+        return _evolve(state, turn=turn._replace(phase=PLAY, asked="yes" if allow else "no")), events
     if kind == "ask":
         events.append({"type": "asked", "seat": seat})
         asked = tuple(sorted({*turn.asked_this_deal, seat}))
-        return replace(state, turn=replace(turn, phase=ANSWER, asked="waiting",
+        return _evolve(state, turn=turn._replace(phase=ANSWER, asked="waiting",
                                            asked_this_deal=asked)), events
     if kind == "draw":
         return _build_draw(state, events)
@@ -555,12 +640,12 @@ def build(ctx: Ctx, plan: Plan) -> tuple[State, list[Event]]:
         cards = pile.cards + (action.card,) if pile.cards is not None else None
         frozen = pile.frozen or is_wild(action.card)
         new_pile = Pile(cards, action.card, pile.size + 1, frozen)
-        state = replace(state, hands=_set(state.hands, seat, plan.hand),
+        state = _evolve(state, hands=_set(state.hands, seat, plan.hand),
                         hand_sizes=_set(state.hand_sizes, seat, ctx.hand_size - 1), pile=new_pile)
         events.append({"type": "discarded", "seat": seat, "card": card_code(action.card)})
         if plan.goes_out:
             return _end_deal(state, turn, seat, events), events
-        return replace(state, turn=_next_turn(state, turn, _melded_after(turn))), events
+        return _evolve(state, turn=_next_turn(state, turn, _melded_after(turn))), events
     assert plan.meld is not None and plan.rank is not None and plan.hand is not None
     rank = plan.rank
     earlier = rank in ctx.melds and rank not in turn.started  # a meld from before this turn
@@ -573,7 +658,7 @@ def build(ctx: Ctx, plan: Plan) -> tuple[State, list[Event]]:
     hand, size = plan.hand, ctx.hand_size - len(action.cards)
     events.append({"type": "melded", "seat": seat, "rank": rank_code(rank),
                    "cards": [card_code(c) for c in action.cards]})
-    new_turn = replace(turn, started=started, extended=turn.extended or earlier)
+    new_turn = turn._replace(started=started, extended=turn.extended or earlier)
     if ctx.opened or plan.commit:
         table = _with_side_melds(state, side, melds)
         if plan.commit:
@@ -583,17 +668,17 @@ def build(ctx: Ctx, plan: Plan) -> tuple[State, list[Event]]:
             events.append({"type": "initial-meld", "seat": seat,
                            "points": _points(rules, tuple(melds.values())),
                            "minimum": ctx.minimum})
-            new_turn = replace(new_turn, pending=(), held=(), held_size=0)
-        state = replace(state, melds=table)
+            new_turn = new_turn._replace(pending=(), held=(), held_size=0)
+        state = _evolve(state, melds=table)
     else:
         pending = tuple(sorted(melds.values(), key=lambda m: m.rank))
-        new_turn = replace(new_turn, pending=pending)
-    state = replace(state, hands=_set(state.hands, seat, hand),
+        new_turn = new_turn._replace(pending=pending)
+    state = _evolve(state, hands=_set(state.hands, seat, hand),
                     hand_sizes=_set(state.hand_sizes, seat, size), turn=new_turn)
     if size == 0:
         if new_turn.pending:  # concealed going out without the minimum (drew from the stock)
-            state = replace(state, melds=_with_side_melds(state, side, melds),
-                            turn=replace(new_turn, pending=()))
+            state = _evolve(state, melds=_with_side_melds(state, side, melds),
+                            turn=new_turn._replace(pending=()))
         return _end_deal(state, state.turn, seat, events), events
     return state, events
 
@@ -621,17 +706,17 @@ def _build_take(ctx: Ctx, plan: Plan, started: tuple[int, ...],
         events.append({"type": "red-threes", "seat": seat, "cards": [card_code(c) for c in reds]})
     extended = plan.rank in ctx.melds and ctx.opened
     hand, size = plan.hand, ctx.hand_size - len(plan.action.cards)
-    new_turn = replace(turn, phase=PLAY, took_pile=True, started=started, extended=extended)
+    new_turn = turn._replace(phase=PLAY, took_pile=True, started=started, extended=extended)
     if ctx.opened or plan.commit:
         hand = _add(hand, held)
         size += len(held)
         if plan.commit:
             events.append({"type": "initial-meld", "seat": seat,
                            "points": _points(rules, (plan.meld,)), "minimum": ctx.minimum})
-        state = replace(state, melds=_with_side_melds(state, side, melds))
+        state = _evolve(state, melds=_with_side_melds(state, side, melds))
     else:
-        new_turn = replace(new_turn, pending=(plan.meld,), held=held, held_size=len(held))
-    state = replace(state, hands=_set(state.hands, seat, hand),
+        new_turn = new_turn._replace(pending=(plan.meld,), held=held, held_size=len(held))
+    state = _evolve(state, hands=_set(state.hands, seat, hand),
                     hand_sizes=_set(state.hand_sizes, seat, size), bonus=bonus,
                     pile=EMPTY_PILE, turn=new_turn)
     if size == 0 and not new_turn.pending:
@@ -647,33 +732,45 @@ def _build_draw(state: State, events: list[Event]) -> tuple[State, list[Event]]:
         return _end_deal(state, turn, None, events, exhausted=True), events
     if state.stock is None:
         raise NeedsHiddenInfo("the cards of the stock")
-    stock = list(state.stock)
+    stock = state.stock
     hand = state.hands[seat]
     assert hand is not None
-    drawn: list[int] = []
-    reds: list[int] = []
     wanted = min(rules.draw_count, len(stock))
+    drawn = stock[:wanted]
+    pos = wanted
+    reds: list[int] = []
     ended = False
-    while wanted and stock:
-        card = stock.pop(0)
-        if is_red_three(card):
-            reds.append(card)
-            if not stock:  # a red three as the last card ends the deal at once (pagat "Going Out")
-                ended = True
-            continue
-        drawn.append(card)
-        wanted -= 1
-    hand = _add(hand, tuple(drawn))
-    state = replace(state, hands=_set(state.hands, seat, hand),
+    if 5 in drawn or 6 in drawn:  # red threes are laid out and replaced (pagat "The Deal")
+        drawn_list: list[int] = []
+        pos = 0
+        while wanted and pos < len(stock):
+            card = stock[pos]
+            pos += 1
+            if is_red_three(card):
+                reds.append(card)
+                if pos == len(stock):  # a red three as the last card ends the deal at once
+                    ended = True
+                continue
+            drawn_list.append(card)
+            wanted -= 1
+        drawn = tuple(drawn_list)
+    stock = stock[pos:]
+    hand = _add(hand, drawn)
+    state = _evolve(state, hands=_set(state.hands, seat, hand),
                     hand_sizes=_set(state.hand_sizes, seat, state.hand_sizes[seat] + len(drawn)),
-                    stock=tuple(stock), stock_size=len(stock))
+                    stock=stock, stock_size=len(stock))
     events.append({"type": "drew", "seat": seat, "cards": [card_code(c) for c in drawn]})
     if reds:
-        state = replace(state, bonus=_set(state.bonus, side, tuple(sorted(state.bonus[side] + tuple(reds)))))
+        state = _evolve(state, bonus=_set(state.bonus, side, tuple(sorted(state.bonus[side] + tuple(reds)))))
         events.append({"type": "red-threes", "seat": seat, "cards": [card_code(c) for c in reds]})
     if ended:
         return _end_deal(state, turn, None, events, exhausted=True), events
-    return replace(state, turn=replace(turn, phase=PLAY, drawn=True)), events
+    if turn.phase == DRAW and not turn.pending and not turn.started:
+        play = Turn(turn.seat, PLAY, True, False, asked_this_deal=turn.asked_this_deal,
+                    melded=turn.melded)
+    else:
+        play = turn._replace(phase=PLAY, drawn=True)
+    return _evolve(state, turn=play), events
 
 
 # ---------------------------------------------------------------- public: check and apply
@@ -681,7 +778,7 @@ def _build_draw(state: State, events: list[Event]) -> tuple[State, list[Event]]:
 
 def apply_action(state: State, action: Action) -> tuple[State, list[Event]]:
     """Apply one action; raises ``IllegalAction`` or ``NeedsHiddenInfo``."""
-    ctx = Ctx(state)
+    ctx = context(state)
     verdict = judge(ctx, action)
     if isinstance(verdict, Refusal):
         raise IllegalAction(verdict)
@@ -708,7 +805,7 @@ def check_actions(state: State, actions: list[Action]) -> tuple[int, Refusal] | 
     Later actions of a sequence need the state the earlier ones lead to (hidden cards may be
     needed: NEEDS_HIDDEN_INFO)."""
     for index, action in enumerate(actions):
-        ctx = Ctx(state)
+        ctx = context(state)
         try:
             verdict = judge(ctx, action)
         except NeedsHiddenInfo as exc:

@@ -1,8 +1,12 @@
-"""Immutable game state, melds and actions (python-chess style value types)."""
+"""Immutable game state, melds and actions (python-chess style value types).
+
+They are named tuples: immutable, hashable where their parts are, and quick to make, which
+matters because a playout makes several per action.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .cards import JOKER, Counts, is_red_three, is_wild
 from .rules import RuleSet
@@ -10,8 +14,7 @@ from .rules import RuleSet
 DRAW, PLAY, ANSWER, OVER = "draw", "play", "answer", "over"
 
 
-@dataclass(frozen=True, slots=True)
-class Meld:
+class Meld(NamedTuple):
     """A side's meld: one rank (or THREE for black threes, WILD_RANK for wild melds)."""
 
     rank: int
@@ -33,8 +36,7 @@ class Meld:
         return len(self.cards)
 
 
-@dataclass(frozen=True, slots=True)
-class Pile:
+class Pile(NamedTuple):
     """The discard pile: cards bottom to top when known, else only what a player sees."""
 
     cards: tuple[int, ...] | None
@@ -51,8 +53,7 @@ class Pile:
 EMPTY_PILE = Pile((), None, 0, False)
 
 
-@dataclass(frozen=True, slots=True)
-class Turn:
+class Turn(NamedTuple):
     """Whose move, the phase, and what the turn and the deal must remember (CONTRACT.md)."""
 
     seat: int
@@ -73,8 +74,7 @@ class Turn:
     stock_exhausted: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class State:
+class State(NamedTuple):
     rules: RuleSet
     dealer: int
     scores: tuple[int, ...]
@@ -88,8 +88,7 @@ class State:
     turn: Turn
 
 
-@dataclass(frozen=True, slots=True)
-class Action:
+class Action(NamedTuple):
     """One move. ``kind`` is draw, take-pile, meld, discard, ask or answer."""
 
     kind: str
@@ -98,7 +97,6 @@ class Action:
     card: int | None = None
     allow: bool | None = None
     seat: int | None = None
-    meta: dict[str, object] = field(default_factory=dict, compare=False, hash=False)
 
 
 def action_class(action: Action) -> tuple[object, ...]:

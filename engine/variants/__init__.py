@@ -68,5 +68,7 @@ def _rules_cached(variant: str, key: tuple[tuple[str, Any, str], ...]) -> RuleSe
     v = find_variant(variant)
     resolved = _check_options(v, {k: val for k, val, _ in key})
     rules = v.build(resolved)
+    # options as played: the derived defaults made explicit, so the same game has one identity
+    resolved.update(players=rules.players, sides=rules.sides, target=rules.target)
     shown = tuple((k, val) for k, val in resolved.items())
     return replace(rules, id=v.id, options=shown)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from ..reasons import Refusal, UnknownRules
 from ..rules import Option, RuleSet, classic_card_values
 
 SOURCES: dict[str, str] = {
@@ -77,7 +78,9 @@ CLASSIC = RuleSet(
 
 OPTIONS: tuple[Option, ...] = (
     Option("players", 4, (2, 3, 4, 6), "Number of players."),
-    Option("sides", None, (None, 2, 3), "Six players only: 3 sides of two (default) or 2 of three."),
+    Option("sides", None, (None, 2, 3),
+           "Sides: 2 or 3 players play alone; 4 players 2 sides; 6 players 3 sides of two "
+           "(default) or 2 sides of three."),
     Option("target", None, (None, 2500, 5000, 7500, 10000),
            "Game target; default 5,000 (2 or 4 players), 7,500 (3; 6 in pairs), 10,000 (6 in threes)."),
     Option("natural_majority", False, (False, True),
@@ -92,6 +95,12 @@ OPTIONS: tuple[Option, ...] = (
 def build(options: dict[str, Any]) -> RuleSet:
     """The classic table for the given (already checked) options (VARIANTS.md player table)."""
     players = options["players"]
+    sides = options["sides"]
+    natural_sides = {2: 2, 3: 3, 4: 2, 6: sides or 3}[players]
+    if sides is not None and sides != natural_sides:
+        allowed = "2 or 3" if players == 6 else str(natural_sides)
+        raise UnknownRules(Refusal("BAD_OPTION_VALUE", {"option": "sides", "allowed": allowed}),
+                           "/options/sides")
     rules = CLASSIC
     if players == 2:
         rules = replace(rules, players=2, sides=2, hand_size=15, draw_count=2,
@@ -100,8 +109,7 @@ def build(options: dict[str, Any]) -> RuleSet:
         rules = replace(rules, players=3, sides=3, hand_size=13, draw_count=2, target=7500,
                         ask_partner=False)
     elif players == 6:
-        sides = options["sides"] or 3
-        rules = replace(rules, players=6, sides=sides, packs=3, jokers=6, hand_size=13,
+        rules = replace(rules, players=6, sides=natural_sides, packs=3, jokers=6, hand_size=13,
                         canastas_to_go_out=2, target=7500 if sides == 3 else 10000,
                         red_three_bonus_all=((5, 1000), (6, 1200)))
     target = options["target"] or rules.target

@@ -1,0 +1,92 @@
+"""Each operation from a raw request body to (status, answer): pydantic checks the shape, the
+engine answers. Shared by the command line and the HTTP service."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from engine import api
+
+from . import models
+
+Answer = tuple[int, dict[str, Any]]
+
+REQUESTS: dict[str, type[BaseModel] | None] = {
+    "variants": None,
+    "variant": None,
+    "deal": models.DealRequest,
+    "validate": models.StateRequest,
+    "legal-actions": models.StateRequest,
+    "check": models.ActionsRequest,
+    "apply": models.ActionsRequest,
+    "score": models.StateRequest,
+}
+
+_OPS: dict[str, Callable[[dict[str, Any], str], dict[str, Any]]] = {
+    "deal": api.deal,
+    "validate": api.validate,
+    "legal-actions": api.legal_actions,
+    "check": api.check,
+    "apply": api.apply,
+    "score": api.score,
+}
+
+_TITLES = {
+    "MALFORMED_REQUEST": ("The request is malformed.", "Die Anfrage ist fehlerhaft."),
+}
+
+
+def pointer(loc: tuple[int | str, ...]) -> str:
+    """A pydantic error location as a JSON pointer (RFC 6901)."""
+    parts = [str(p).replace("~", "~0").replace("/", "~1") for p in loc]
+    return "".join("/" + p for p in parts)
+
+
+def _field_code(error_type: str) -> str:
+    return {"card_code": "BAD_CARD_CODE", "rank": "BAD_RANK", "json_invalid": "BAD_JSON",
+            "missing": "MISSING_FIELD", "extra_forbidden": "UNKNOWN_FIELD"}.get(
+        error_type, "BAD_VALUE")
+
+
+def problem(status: int, code: str, detail: str, **extra: Any) -> Answer:
+    """An RFC 9457 problem document."""
+    body: dict[str, Any] = {"type": f"https://canasta-referee.dev/problems/{code.lower()}",
+                            "title": code.replace("_", " ").capitalize(), "status": status,
+                            "code": code, "detail": detail}
+    body.update(extra)
+    return status, body
+
+
+def malformed(exc: ValidationError, lang: str) -> Answer:
+    problems = [{"code": _field_code(e["type"]), "path": pointer(tuple(e["loc"])),
+                 "message": e["msg"]} for e in exc.errors(include_url=False)]
+    en, de = _TITLES["MALFORMED_REQUEST"]
+    return problem(422, "MALFORMED_REQUEST", de if lang == "de" else en, problems=problems)
+
+
+def handle(op: str, body: bytes | str | None, lang: str = "en", arg: str | None = None) -> Answer:
+    """Answer one operation of CONTRACT.md; ``arg`` is the variant id for ``variant``."""
+    try:
+        if op == "variants":
+            return 200, api.variants()
+        if op == "variant":
+            return 200, api.variant(arg or "")
+        model = REQUESTS[op]
+        assert model is not None
+        try:
+            request = model.model_validate_json(body or b"")
+        except ValidationError as exc:
+            return malformed(exc, lang)
+        return 200, _OPS[op](request.model_dump(mode="json"), lang)
+    except api.OpError as exc:
+        return problem(404 if exc.code == "UNKNOWN_VARIANT" and op == "variant" else 422,
+                       exc.code, exc.message, **{k: v for k, v in exc.body().items()
+                                                 if k not in ("code", "detail")})
+
+
+def to_json(answer: dict[str, Any]) -> str:
+    return json.dumps(answer, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,1 @@
+"""Canasta Referee's service layer: command line now, HTTP later."""
