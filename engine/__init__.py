@@ -6,7 +6,8 @@ Value types (``State``, ``Action``, ``Meld``), the variant registry, and the ope
 """
 
 from .deal import deal
-from .play import apply_action, apply_actions, check_actions, legal_actions
+from .legal import LegalActions, legal_actions
+from .play import apply_action, apply_actions, check_actions
 from .reasons import IllegalAction, InvalidState, Problem, Refusal, UnknownRules
 from .scoring import score_deal
 from .state import Action, Meld, Pile, State, Turn
@@ -16,7 +17,7 @@ from .wire import action_from_data, action_to_data, state_from_data, state_to_da
 __version__ = "0.1.0"
 
 __all__ = [
-    "Action", "IllegalAction", "InvalidState", "Meld", "Pile", "Problem", "Refusal", "State",
+    "Action", "IllegalAction", "LegalActions", "InvalidState", "Meld", "Pile", "Problem", "Refusal", "State",
     "Turn", "UnknownRules", "VARIANTS", "action_from_data", "action_to_data", "apply_action",
     "apply_actions", "check_actions", "deal", "find_variant", "legal_actions", "rules_for",
     "score_deal", "state_from_data", "state_to_data", "validate_data",

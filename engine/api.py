@@ -10,7 +10,8 @@ from typing import Any
 
 from . import wire
 from .deal import deal as deal_state
-from .play import NeedsHiddenInfo, apply_actions, check_actions, legal_actions as _legal
+from .legal import legal_actions as _legal
+from .play import NeedsHiddenInfo, apply_actions, check_actions
 from .reasons import IllegalAction, InvalidState, Problem, Refusal, UnknownRules
 from .rules import RuleSet
 from .scoring import ScoringNeedsHiddenInfo, score_deal
@@ -103,7 +104,8 @@ def deal(req: Data, lang: str = "en") -> Data:
                                                     "path": "/scores", "message": msg}])
     state, events = deal_state(rules, req.get("seed", 0), dealer,
                                tuple(scores) if scores is not None else None)
-    return {"state": wire.state_to_data(state), "events": events}
+    return {"state": wire.state_to_data(state),
+            "events": [wire.event_to_data(e) for e in events]}
 
 
 def validate(req: Data, lang: str = "en") -> Data:
@@ -145,7 +147,8 @@ def apply(req: Data, lang: str = "en") -> Data:
         reason = wire.refusal_data(exc.refusal, state.rules, lang)
         code = exc.refusal.code if exc.refusal.code == "NEEDS_HIDDEN_INFO" else "ILLEGAL_ACTION"
         raise OpError(code, reason["message"], reason=reason, index=exc.index) from None
-    return {"state": wire.state_to_data(after), "events": events}
+    return {"state": wire.state_to_data(after),
+            "events": [wire.event_to_data(e) for e in events]}
 
 
 def score(req: Data, lang: str = "en") -> Data:

@@ -111,9 +111,24 @@ def remove(counts: Counts, cards: Iterable[int]) -> Counts | None:
     return tuple(c)
 
 
-def naturals_by_rank(counts: Counts) -> list[int]:
-    """Number of cards of each rank index 0..12 (twos and threes included)."""
-    return [counts[i] + counts[i + 1] + counts[i + 2] + counts[i + 3] for i in range(0, 52, 4)]
+def naturals_by_rank(h: Counts) -> list[int]:
+    """Number of cards of each rank index 0..12 (twos and threes included); unrolled, as it
+    runs for every state."""
+    return [
+        h[0] + h[1] + h[2] + h[3],
+        h[4] + h[5] + h[6] + h[7],
+        h[8] + h[9] + h[10] + h[11],
+        h[12] + h[13] + h[14] + h[15],
+        h[16] + h[17] + h[18] + h[19],
+        h[20] + h[21] + h[22] + h[23],
+        h[24] + h[25] + h[26] + h[27],
+        h[28] + h[29] + h[30] + h[31],
+        h[32] + h[33] + h[34] + h[35],
+        h[36] + h[37] + h[38] + h[39],
+        h[40] + h[41] + h[42] + h[43],
+        h[44] + h[45] + h[46] + h[47],
+        h[48] + h[49] + h[50] + h[51],
+    ]
 
 
 def sort_key(card: int) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .cards import JOKER, card_code, counts_of, is_red_three, is_wild
+from .cards import JOKER, counts_of, is_red_three, is_wild
 from .rules import RuleSet
 from .state import DRAW, Pile, State, Turn
 
@@ -38,7 +38,7 @@ def deal(rules: RuleSet, seed: int | str = 0, dealer: int = 0,
         pile.append(card)
         if not (is_wild(card) or is_red_three(card)):
             break
-    events: list[dict[str, Any]] = [{"type": "upcard", "cards": [card_code(c) for c in pile]}]
+    events: list[dict[str, Any]] = [{"type": "upcard", "cards": tuple(pile)}]
     bonus: list[list[int]] = [[] for _ in range(rules.sides)]
     for seat in order:
         hand = hands[seat]
@@ -48,8 +48,7 @@ def deal(rules: RuleSet, seed: int | str = 0, dealer: int = 0,
             bonus[rules.side_of(seat)].extend(reds)
             hand.extend(stock[pos:pos + len(reds)])
             pos += len(reds)
-            events.append({"type": "red-threes", "seat": seat,
-                           "cards": [card_code(c) for c in reds]})
+            events.append({"type": "red-threes", "seat": seat, "cards": tuple(reds)})
     rest = tuple(stock[pos:])
     state = State(
         rules=rules,

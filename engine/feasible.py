@@ -150,14 +150,18 @@ def _meld_all(rules: RuleSet, nat: list[int], jokers: int, melds: MeldInfo,
 
 
 def can_meld_out(rules: RuleSet, hand: Counts, melds: MeldInfo, canastas: int,
-                 must_discard: bool = False, minimum: int = 0, points_so_far: int = 0) -> bool:
+                 must_discard: bool = False, minimum: int = 0, points_so_far: int = 0,
+                 nat: list[int] | None = None) -> bool:
     """Can ``hand`` be melded out this turn, with at most one (or exactly one, if
     ``must_discard``) card discarded, leaving the side with ``canastas`` canastas and the turn's
     melded points (``points_so_far`` plus the hand's melded cards) at least ``minimum``?"""
-    nat = naturals_by_rank(hand)
+    if nat is None:
+        nat = naturals_by_rank(hand)
     jokers = hand[JOKER]
     # ranks that can take no partner: a single natural with no meld of its rank
     singles = [r for r in range(2, 13) if nat[r] == 1 and r not in melds]
+    if len(singles) > 1:
+        return False
     blacks = nat[THREE] + melds.get(THREE, (0, 0))[0] if nat[THREE] else 0
     forced: list[int] = singles
     if nat[THREE] and (blacks < 3 or blacks > 4):
@@ -170,7 +174,7 @@ def can_meld_out(rules: RuleSet, hand: Counts, melds: MeldInfo, canastas: int,
         choices = [] if must_discard else [None]
         choices += [r for r in range(13) if nat[r]] + ([13] if jokers else [])
     values = rules.card_values
-    total_points = sum(n * values[c] for c, n in enumerate(hand))
+    total_points = sum(n * values[c] for c, n in enumerate(hand)) if minimum else 0
     for c in choices:
         n2, j2, points = nat, jokers, total_points
         if c is not None:

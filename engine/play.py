@@ -402,161 +402,10 @@ def _judge_ask(ctx: Ctx, action: Action) -> Plan | Refusal:
                   why_de="nur direkt nach dem Ziehen vom Stapel, vor dem Auslegen")
     if ctx.hand is None:
         raise NeedsHiddenInfo(f"the hand of seat {ctx.seat}")
-    if not feasible.can_meld_out(rules, ctx.hand, ctx.info, ctx.need):
+    if not feasible.can_meld_out(rules, ctx.hand, ctx.info, ctx.need, nat=ctx.nat):
         return _r("ASK_NOT_ALLOWED", why="only when you could go out this turn (a yes binds)",
                   why_de="nur, wenn du in diesem Zug ausmachen könntest (ein Ja bindet)")
     return Plan(action)
-
-
-# ---------------------------------------------------------------- legal actions
-
-# Actions are immutable values: the simple ones are made once and shared.
-_DISCARD = [[Action("discard", card=c, seat=s) for c in range(53)] for s in range(8)]
-_DRAW = [Action("draw", seat=s) for s in range(8)]
-_ASK = [Action("ask", seat=s) for s in range(8)]
-_ANSWER = [(Action("answer", allow=True, seat=s), Action("answer", allow=False, seat=s))
-           for s in range(8)]
-
-
-def legal_actions(state: State) -> list[Action]:
-    """Every legal action of the seat to move, one per class of equivalent actions
-    (interchangeable suits in melds and pickups; every distinct card for discards)."""
-    turn = state.turn
-    phase = turn.phase
-    if phase == OVER:
-        return []
-    if phase == ANSWER:
-        return list(_ANSWER[answering_seat(state)])
-    ctx = context(state)
-    if ctx.hand is None:
-        raise NeedsHiddenInfo(f"the hand of seat {ctx.seat}")
-    seat = ctx.seat
-    out: list[Action] = []
-    if phase == DRAW:
-        for cards in _pickup_candidates(ctx):
-            a = Action("take-pile", cards=cards, seat=seat)
-            if isinstance(_judge_take(ctx, a), Plan):
-                out.append(a)
-        if isinstance(_judge_draw(ctx, _DRAW[seat]), Plan):
-            out.insert(0, _DRAW[seat])
-        return out
-    ask = _ASK[seat]
-    if turn.asked is None and isinstance(_judge_ask(ctx, ask), Plan):
-        out.append(ask)
-    out.extend(_legal_melds(ctx))
-    hand = ctx.hand
-    discards = _DISCARD[seat]
-    if ctx.hand_size >= 2 and not ctx.must_out and (ctx.opened or not turn.pending):
-        out.extend([discards[c] for c, n in enumerate(hand) if n])
-    else:
-        out.extend([discards[c] for c, n in enumerate(hand)
-                    if n and isinstance(_judge_discard(ctx, discards[c]), Plan)])
-    return out
-
-
-def _legal_melds(ctx: Ctx) -> list[Action]:
-    """Meld candidates the judge accepts. For a side that has melded, with cards to spare and no
-    obligation to go out, the shape checks of the candidates are all there is to judge."""
-    candidates = _meld_candidates(ctx)
-    if not candidates:
-        return []
-    if not ctx.opened:
-        # nothing can reach the minimum nor meld out: no candidate can either (both only shrink)
-        keep = max(0, 2 - ctx.state.turn.held_size)
-        assert ctx.hand is not None
-        if (not ctx.must_out and ctx.pending_points + feasible.best_addition(
-                ctx.rules, ctx.hand, ctx.info, keep) < ctx.minimum
-                and not (ctx.go_ok and feasible.can_meld_out(
-                    ctx.rules, ctx.hand if not ctx.state.turn.held else _add(
-                        ctx.hand, ctx.state.turn.held), ctx.info, ctx.need))):
-            return []
-    if ctx.opened and not ctx.must_out:
-        majority = ctx.rules.natural_majority
-        out = []
-        for a in candidates:
-            if a.rank == THREE or ctx.hand_size - len(a.cards) < 2 or majority:
-                if isinstance(_judge_meld(ctx, a), Plan):
-                    out.append(a)
-            else:
-                out.append(a)
-        return out
-    return [a for a in candidates if isinstance(_judge_meld(ctx, a), Plan)]
-
-
-def _pick(hand: Counts, rank: int, n: int) -> list[int]:
-    """``n`` cards of ``rank`` from the hand, suits in a fixed order."""
-    out: list[int] = []
-    base = rank * 4
-    for c in range(base, base + 4):
-        k = min(hand[c], n - len(out))
-        out.extend((c,) * k)
-        if len(out) == n:
-            break
-    return out
-
-
-def _pickup_candidates(ctx: Ctx) -> list[tuple[int, ...]]:
-    """The pickups worth judging: adding the top card to the side's meld, a natural pair, or
-    one natural and a wild (pagat "The Play in Classic Canasta")."""
-    pile = ctx.state.pile
-    top = pile.top
-    if top is None or not is_natural(top):
-        return []
-    hand, nat = ctx.hand, ctx.nat
-    assert hand is not None and nat is not None
-    rank = top >> 2
-    frozen = pile.frozen or (ctx.rules.frozen_until_melded and not ctx.opened)
-    out: list[tuple[int, ...]] = []
-    if not frozen and rank in ctx.melds:
-        out.append(())
-    if nat[rank] >= 2:
-        out.append(tuple(ctx.cards_of_rank(rank)[:2]))
-    if nat[rank] >= 1 and not frozen and ctx.rules.pile_natural_and_wild:
-        one = ctx.cards_of_rank(rank)[0]
-        if nat[TWO]:
-            out.append((one, ctx.cards_of_rank(TWO)[0]))
-        if hand[JOKER]:
-            out.append((one, JOKER))
-    return out
-
-
-def _meld_candidates(ctx: Ctx) -> list[Action]:
-    """One meld action per class: rank, number of naturals, of twos and of jokers."""
-    rules, hand, nat = ctx.rules, ctx.hand, ctx.nat
-    assert hand is not None and nat is not None
-    seat = ctx.seat
-    twos = ctx.cards_of_rank(TWO) if nat[TWO] else []
-    jokers = hand[JOKER]
-    max_w = rules.max_wilds
-    wild_sets = [tuple(twos[:t]) + (JOKER,) * j for t in range(min(len(twos), max_w) + 1)
-                 for j in range(min(jokers, max_w - t) + 1)]
-    out: list[Action] = []
-    melds = ctx.melds
-    for rank in range(2, 13):
-        n_have = nat[rank]
-        existing = melds.get(rank)
-        if existing is None:
-            if n_have < 2:
-                continue
-            room, low = max_w, 2
-        else:
-            room, low = max_w - existing.wilds, 0
-        naturals = ctx.cards_of_rank(rank)
-        for n in range(low, n_have + 1):
-            base = tuple(naturals[:n])
-            for wild in wild_sets:
-                w = len(wild)
-                if w > room or n + w == 0 or (existing is None and n + w < 3):
-                    continue
-                out.append(Action("meld", base + wild, rank, None, None, seat))
-    blacks = nat[THREE]
-    if blacks:
-        have = melds[THREE].naturals if THREE in melds else 0
-        for n in range(1, blacks + 1):
-            if 3 <= have + n <= 4:
-                out.append(Action("meld", tuple(ctx.cards_of_rank(THREE)[:n]), THREE, None, None,
-                                  seat))
-    return out
 
 
 # ---------------------------------------------------------------- apply
@@ -564,7 +413,7 @@ def _meld_candidates(ctx: Ctx) -> list[Action]:
 
 def _next_turn(state: State, turn: Turn, melded: tuple[int, ...]) -> Turn:
     seat = (turn.seat + 1) % state.rules.players
-    return Turn(seat, DRAW, asked_this_deal=turn.asked_this_deal, melded=melded)
+    return Turn(seat, DRAW, False, False, (), (), 0, None, turn.asked_this_deal, melded)
 
 
 def _melded_after(turn: Turn) -> tuple[int, ...]:
@@ -642,7 +491,7 @@ def build(ctx: Ctx, plan: Plan) -> tuple[State, list[Event]]:
         new_pile = Pile(cards, action.card, pile.size + 1, frozen)
         state = _evolve(state, hands=_set(state.hands, seat, plan.hand),
                         hand_sizes=_set(state.hand_sizes, seat, ctx.hand_size - 1), pile=new_pile)
-        events.append({"type": "discarded", "seat": seat, "card": card_code(action.card)})
+        events.append({"type": "discarded", "seat": seat, "card": action.card})
         if plan.goes_out:
             return _end_deal(state, turn, seat, events), events
         return _evolve(state, turn=_next_turn(state, turn, _melded_after(turn))), events
@@ -656,8 +505,7 @@ def build(ctx: Ctx, plan: Plan) -> tuple[State, list[Event]]:
     melds = dict(ctx.melds)
     melds[rank] = plan.meld
     hand, size = plan.hand, ctx.hand_size - len(action.cards)
-    events.append({"type": "melded", "seat": seat, "rank": rank_code(rank),
-                   "cards": [card_code(c) for c in action.cards]})
+    events.append({"type": "melded", "seat": seat, "rank": rank, "cards": action.cards})
     new_turn = turn._replace(started=started, extended=turn.extended or earlier)
     if ctx.opened or plan.commit:
         table = _with_side_melds(state, side, melds)
@@ -700,10 +548,10 @@ def _build_take(ctx: Ctx, plan: Plan, started: tuple[int, ...],
     bonus = _set(state.bonus, side, tuple(sorted(state.bonus[side] + reds)))
     melds = dict(ctx.melds) if ctx.opened else {}
     melds[plan.rank] = plan.meld
-    events.append({"type": "took-pile", "seat": seat, "top": card_code(pile.top or 0),
-                   "cards": [card_code(c) for c in plan.action.cards], "size": pile.size})
+    events.append({"type": "took-pile", "seat": seat, "top": pile.top,
+                   "cards": plan.action.cards, "size": pile.size})
     if reds:
-        events.append({"type": "red-threes", "seat": seat, "cards": [card_code(c) for c in reds]})
+        events.append({"type": "red-threes", "seat": seat, "cards": tuple(reds)})
     extended = plan.rank in ctx.melds and ctx.opened
     hand, size = plan.hand, ctx.hand_size - len(plan.action.cards)
     new_turn = turn._replace(phase=PLAY, took_pile=True, started=started, extended=extended)
@@ -759,15 +607,15 @@ def _build_draw(state: State, events: list[Event]) -> tuple[State, list[Event]]:
     state = _evolve(state, hands=_set(state.hands, seat, hand),
                     hand_sizes=_set(state.hand_sizes, seat, state.hand_sizes[seat] + len(drawn)),
                     stock=stock, stock_size=len(stock))
-    events.append({"type": "drew", "seat": seat, "cards": [card_code(c) for c in drawn]})
+    events.append({"type": "drew", "seat": seat, "cards": drawn})
     if reds:
         state = _evolve(state, bonus=_set(state.bonus, side, tuple(sorted(state.bonus[side] + tuple(reds)))))
-        events.append({"type": "red-threes", "seat": seat, "cards": [card_code(c) for c in reds]})
+        events.append({"type": "red-threes", "seat": seat, "cards": tuple(reds)})
     if ended:
         return _end_deal(state, turn, None, events, exhausted=True), events
     if turn.phase == DRAW and not turn.pending and not turn.started:
-        play = Turn(turn.seat, PLAY, True, False, asked_this_deal=turn.asked_this_deal,
-                    melded=turn.melded)
+        play = Turn(turn.seat, PLAY, True, False, (), (), 0, None, turn.asked_this_deal,
+                    turn.melded)
     else:
         play = turn._replace(phase=PLAY, drawn=True)
     return _evolve(state, turn=play), events

@@ -372,3 +372,16 @@ def action_to_data(action: Action) -> Data:
 def refusal_data(refusal: Refusal, rules: RuleSet | None, lang: str = "en") -> Data:
     return {"code": refusal.code, "message": refusal.message(lang),
             "rule": rules.source(refusal.rule_key) if rules else ""}
+
+
+def event_to_data(event: dict[str, Any]) -> Data:
+    """An engine event with its cards and ranks written as codes."""
+    out = dict(event)
+    for key in ("card", "top"):
+        if isinstance(out.get(key), int):
+            out[key] = card_code(out[key])
+    if "cards" in out:
+        out["cards"] = _codes(out["cards"])
+    if isinstance(out.get("rank"), int):
+        out["rank"] = rank_code(out["rank"])
+    return out

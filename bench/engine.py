@@ -1,0 +1,143 @@
+"""Engine speed: legal-actions latency over a corpus of playout states, and random playout
+throughput, each next to a baseline measured in the same process.
+
+    python bench/engine.py            # a table
+    python bench/engine.py --json     # one JSON object
+
+The corpus: every state of seeded random playouts (uniform over legal actions), plus the
+states of "hoarding" playouts that rarely meld and always take the pile when they can, so
+that big hands after large pile pickups are in it. Baseline: a stdlib ``json`` round trip of
+the same state's wire form (what any service must at least do with a request).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine import apply_action, deal, legal_actions, rules_for, state_to_data  # noqa: E402
+from engine.rules import RuleSet  # noqa: E402
+from engine.state import State  # noqa: E402
+
+
+def collect(rules: RuleSet, deals: int, hoard: bool, seed0: int) -> list[State]:
+    states: list[State] = []
+    for seed in range(seed0, seed0 + deals):
+        rng = random.Random(seed)
+        state, _ = deal(rules, seed=seed, dealer=seed % rules.players)
+        while state.turn.phase != "over":
+            actions = legal_actions(state)
+            states.append(state)
+            if hoard:
+                takes = [a for a in actions if a.kind == "take-pile"]
+                discards = [a for a in actions if a.kind == "discard"]
+                melds = [a for a in actions if a.kind == "meld"]
+                if takes:
+                    action = rng.choice(takes)
+                elif melds and rng.random() < 0.1:
+                    action = rng.choice(melds)
+                elif discards:
+                    action = rng.choice(discards)
+                else:
+                    action = rng.choice(actions)
+            else:
+                action = rng.choice(actions)
+            state, _ = apply_action(state, action)
+    return states
+
+
+def fresh(state: State) -> State:
+    """A copy the engine has not seen (no cached context), so every call is measured cold."""
+    return State(*state)
+
+
+def time_each(states: list[State], fn: Any, repeat: int = 3) -> list[float]:
+    """Best-of-``repeat`` seconds per state."""
+    out = []
+    for s in states:
+        best = float("inf")
+        for _ in range(repeat):
+            arg = fresh(s) if isinstance(s, State) else s
+            t = time.perf_counter()
+            fn(arg)
+            best = min(best, time.perf_counter() - t)
+        out.append(best)
+    return out
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def playouts(rules: RuleSet, deals: int, seed0: int) -> tuple[int, float]:
+    """Random playouts (list the legal actions, pick one uniformly, apply it)."""
+    actions = 0
+    start = time.perf_counter()
+    for seed in range(seed0, seed0 + deals):
+        rng = random.Random(seed)
+        state, _ = deal(rules, seed=seed, dealer=seed % rules.players)
+        while state.turn.phase != "over":
+            state, _ = apply_action(state, rng.choice(legal_actions(state)))
+            actions += 1
+    return actions, time.perf_counter() - start
+
+
+def measure(variant: str, deals: int, playout_deals: int) -> dict[str, Any]:
+    rules = rules_for(variant)
+    corpus = collect(rules, deals, hoard=False, seed0=1) + collect(rules, deals, True, 10_001)
+    wire = [json.dumps(state_to_data(s)) for s in corpus]
+    legal = time_each(corpus, legal_actions)
+    base = time_each(wire, lambda text: json.dumps(json.loads(text)))
+    sizes = [sum(s.hand_sizes[s.turn.seat] for _ in (0,)) for s in corpus]
+    big = [t for t, n in zip(legal, sizes, strict=True) if n >= 30]
+    n_actions, seconds = playouts(rules, playout_deals, seed0=50_001)
+    return {
+        "variant": variant,
+        "corpus_states": len(corpus),
+        "corpus_max_hand": max(sizes),
+        "corpus_states_hand_30_plus": len(big),
+        "legal_actions_us_median": round(statistics.median(legal) * 1e6, 1),
+        "legal_actions_us_p99": round(pct(legal, 0.99) * 1e6, 1),
+        "legal_actions_us_max": round(max(legal) * 1e6, 1),
+        "legal_actions_us_median_hand_30_plus": round(statistics.median(big) * 1e6, 1)
+        if big else None,
+        "baseline_json_roundtrip_us_median": round(statistics.median(base) * 1e6, 1),
+        "legal_actions_vs_json_roundtrip": round(statistics.median(legal)
+                                                 / statistics.median(base), 2),
+        "playout_deals": playout_deals,
+        "playout_actions": n_actions,
+        "playout_actions_per_s": round(n_actions / seconds),
+        "playout_deals_per_s": round(playout_deals / seconds, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--deals", type=int, default=40, help="deals per corpus kind")
+    parser.add_argument("--playouts", type=int, default=200, help="deals of random playout")
+    parser.add_argument("--variant", default="classic")
+    args = parser.parse_args()
+    result = measure(args.variant, args.deals, args.playouts)
+    if args.json:
+        print(json.dumps(result))
+        return
+    goals = {"legal_actions_us_median": "<= 100", "legal_actions_us_p99": "<= 2000",
+             "playout_actions_per_s": ">= 50000"}
+    width = max(len(k) for k in result)
+    print(f"{'figure':<{width}}  {'value':>12}  goal")
+    for key, value in result.items():
+        print(f"{key:<{width}}  {value!s:>12}  {goals.get(key, '')}")
+
+
+if __name__ == "__main__":
+    main()
