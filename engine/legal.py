@@ -17,8 +17,20 @@ from typing import overload
 
 from . import feasible
 from .cards import JOKER, THREE, TWO, is_natural
-from .play import (Ctx, NeedsHiddenInfo, Plan, _add, _judge_ask, _judge_discard, _judge_draw,
-                   _judge_meld, _judge_take, answering_seat, context, judge)
+from .play import (
+    Ctx,
+    NeedsHiddenInfo,
+    Plan,
+    _add,
+    _judge_ask,
+    _judge_discard,
+    _judge_draw,
+    _judge_meld,
+    _judge_take,
+    answering_seat,
+    context,
+    judge,
+)
 from .state import ANSWER, DRAW, OVER, Action, State
 
 # Actions are immutable values: the simple ones are made once and shared.

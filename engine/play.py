@@ -12,8 +12,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import feasible
-from .cards import (JOKER, THREE, TWO, WILD_RANK, Counts, card_code, is_black_three, is_natural,
-                    is_red_three, is_wild, naturals_by_rank, rank_code)
+from .cards import (
+    THREE,
+    WILD_RANK,
+    Counts,
+    card_code,
+    is_black_three,
+    is_natural,
+    is_red_three,
+    is_wild,
+    naturals_by_rank,
+    rank_code,
+)
 from .reasons import IllegalAction, Refusal
 from .state import ANSWER, DRAW, EMPTY_PILE, OVER, PLAY, Action, Meld, Pile, State, Turn
 
@@ -252,9 +262,10 @@ def answering_seat(state: State) -> int:
 
 def _judge_draw(ctx: Ctx, action: Action) -> Plan | Refusal:
     state = ctx.state
-    if state.stock_size == 0 and ctx.rules.stock_exhausted == "continue" and ctx.hand is not None:
-        if isinstance(_judge_take(ctx, Action("take-pile")), Plan):
-            return _r("MUST_TAKE_PILE")  # pagat "Going Out": a matching unfrozen pile must be taken
+    # pagat "Going Out": with the stock used up, a matching unfrozen pile must be taken
+    if (state.stock_size == 0 and ctx.rules.stock_exhausted == "continue" and ctx.hand is not None
+            and isinstance(_judge_take(ctx, Action("take-pile")), Plan)):
+        return _r("MUST_TAKE_PILE")
     return Plan(action)
 
 

@@ -8,8 +8,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cards import (THREE, WILD_RANK, card_code, cards_of, counts_of, is_red_three, is_wild,
-                    parse_card, parse_rank, rank_code)
+from .cards import (
+    THREE,
+    WILD_RANK,
+    card_code,
+    cards_of,
+    counts_of,
+    is_red_three,
+    is_wild,
+    parse_card,
+    parse_rank,
+    rank_code,
+)
 from .reasons import InvalidState, Problem, Refusal, UnknownRules
 from .rules import RuleSet
 from .state import ANSWER, DRAW, OVER, PLAY, Action, Meld, Pile, State, Turn
@@ -152,7 +162,7 @@ def validate_data(data: Data) -> list[Problem]:
     else:
         total += len(stock)
         seen.extend((parse_card(c), f"/stock/{j}") for j, c in enumerate(stock))
-    held = turn.get("held") or []
+    held: Any = turn.get("held") or []
     if _is_hidden(held):
         total += held["size"]
         held_size = held["size"]
@@ -271,7 +281,7 @@ def state_from_data(data: Data) -> State:
     stock = None if _is_hidden(stock_data) else _cards(stock_data)
     stock_size = stock_data["size"] if stock is None else len(stock)
     t = data["turn"]
-    held_data = t.get("held") or []
+    held_data: Any = t.get("held") or []
     held = None if _is_hidden(held_data) else _cards(held_data)
     melded = t.get("melded")
     if melded is None:
@@ -333,7 +343,7 @@ def state_to_data(state: State) -> Data:
         "dealer": state.dealer,
         "scores": list(state.scores),
         "hands": [_codes(cards_of(h)) if h is not None else {"size": n}
-                  for h, n in zip(state.hands, state.hand_sizes)],
+                  for h, n in zip(state.hands, state.hand_sizes, strict=True)],
         "melds": [[_meld_data(m) for m in side] for side in state.melds],
         "bonus_cards": [_codes(b) for b in state.bonus],
         "discard": _codes(pile.cards) if pile.cards is not None else {

@@ -1,0 +1,177 @@
+"""``validate`` reports every problem of a state at once, each with its code and JSON path
+(issue 2: "validate finds planted corruptions")."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from engine import api, rules_for, state_to_data
+from tests.playout import playout
+
+
+def _states() -> list[dict[str, Any]]:
+    """Valid states from a few playouts: fresh deals, mid-deal, after pickups, ended deals."""
+    out = []
+    rules = rules_for("classic")
+    for seed in range(6):
+        states = [s for s, _ in playout(rules, seed, check=False)]
+        for s in (states[0], states[len(states) // 3], states[2 * len(states) // 3], states[-1]):
+            out.append(state_to_data(s))
+    return out
+
+
+STATES = _states()
+
+
+def problems(state: dict[str, Any]) -> set[tuple[str, str]]:
+    answer = api.validate({"state": state})
+    assert answer["valid"] == (not answer["problems"])
+    return {(p["code"], p["path"]) for p in answer["problems"]}
+
+
+def first_known_hand(state: dict[str, Any]) -> int:
+    return next(i for i, h in enumerate(state["hands"]) if isinstance(h, list) and h)
+
+
+@pytest.mark.parametrize("index", range(len(STATES)))
+def test_playout_states_are_valid(index: int) -> None:
+    assert problems(STATES[index]) == set()
+
+
+@pytest.mark.parametrize("index", range(0, len(STATES), 3))
+def test_a_card_beyond_the_deck(index: int) -> None:
+    """Two packs hold two of each card: a third copy is reported where it lies, and the total
+    no longer matches the deck (pagat "The Cards")."""
+    state = copy.deepcopy(STATES[index])
+    seat = first_known_hand(state)
+    card = state["hands"][seat][0]
+    state["hands"][seat] += [card, card]
+    found = problems(state)
+    assert any(code == "TOO_MANY_COPIES" for code, _ in found)
+    assert ("CARD_COUNT_MISMATCH", "/state") in found
+
+
+def test_a_missing_card_is_a_count_mismatch() -> None:
+    state = copy.deepcopy(STATES[0])
+    state["stock"] = state["stock"][1:]
+    assert problems(state) == {("CARD_COUNT_MISMATCH", "/state")}
+
+
+def test_a_red_three_in_a_hand() -> None:
+    """Red threes are laid out at once (pagat "Threes in Classic Canasta")."""
+    state = copy.deepcopy(STATES[0])
+    seat = first_known_hand(state)
+    stock_index = next(i for i, c in enumerate(state["stock"]) if c in ("3H", "3D"))
+    state["hands"][seat][0], state["stock"][stock_index] = (state["stock"][stock_index],
+                                                            state["hands"][seat][0])
+    assert problems(state) == {("RED_THREE_IN_HAND", f"/state/hands/{seat}/0")}
+
+
+def _take(state: dict[str, Any], card: str) -> None:
+    """Move ``card`` out of the stock, or out of a hand that gets a stock card in its place."""
+    if card in state["stock"]:
+        state["stock"].remove(card)
+        return
+    for hand in state["hands"]:
+        if card in hand:
+            hand.remove(card)
+            spare = next(c for c in state["stock"] if c not in ("3H", "3D"))
+            state["stock"].remove(spare)
+            hand.append(spare)
+            return
+    raise AssertionError(f"{card} is not in the stock or a hand")
+
+
+def _with_meld(cards: list[str], rank: str) -> dict[str, Any]:
+    """A fresh deal with a meld for side 0 made of cards taken from the stock or hands."""
+    state = copy.deepcopy(STATES[0])
+    for card in cards:
+        _take(state, card)
+    state["melds"][0].append({"rank": rank, "cards": cards})
+    return state
+
+
+@pytest.mark.parametrize(("cards", "rank", "code", "path"), [
+    (["KS", "KH", "2C", "2D", "JK", "JK"], "K", "TOO_MANY_WILDS", "/state/melds/0/0"),
+    (["KS", "2C", "2D"], "K", "TOO_FEW_NATURALS", "/state/melds/0/0"),
+    (["KS", "KH"], "K", "MELD_TOO_SMALL", "/state/melds/0/0"),
+    (["KS", "KH", "QD"], "K", "MELD_RANK_MISMATCH", "/state/melds/0/0/cards/2"),
+    (["JK", "JK", "2C"], "wild", "WILD_MELD_NOT_ALLOWED", "/state/melds/0/0/rank"),
+    (["3S", "3S", "3C"], "3", "BLACK_THREES_ONLY_WHEN_GOING_OUT", "/state/melds/0/0"),
+])
+def test_melds_that_break_the_rules(cards: list[str], rank: str, code: str, path: str) -> None:
+    """Meld rules of pagat "Melds in Classic Canasta" (seed 000 'Meldungen und Canastas')."""
+    state = _with_meld(cards, rank)
+    assert (code, path) in problems(state)
+
+
+def test_one_meld_per_rank() -> None:
+    state = _with_meld(["KS", "KH", "KD"], "K")
+    for card in ["KS", "KH", "KC"]:
+        _take(state, card)
+    state["melds"][0].append({"rank": "K", "cards": ["KS", "KH", "KC"]})
+    assert ("DUPLICATE_MELD_RANK", "/state/melds/0/1/rank") in problems(state)
+
+
+def test_sizes_that_cannot_be() -> None:
+    state = copy.deepcopy(STATES[0])
+    seat = first_known_hand(state)
+    state["stock"] = state["stock"] + state["hands"][seat]
+    state["hands"][seat] = []
+    assert problems(state) == {("IMPOSSIBLE_SIZE", f"/state/hands/{seat}")}
+
+
+def test_wrong_numbers_of_seats_and_sides() -> None:
+    state = copy.deepcopy(STATES[0])
+    state["hands"] = state["hands"][:3]
+    state["scores"] = [0, 0, 0]
+    assert problems(state) == {("SEAT_COUNT_MISMATCH", "/state/hands"),
+                               ("SIDE_COUNT_MISMATCH", "/state/scores")}
+
+
+def test_a_phase_that_contradicts_the_rest() -> None:
+    state = copy.deepcopy(STATES[0])
+    state["turn"]["phase"] = "over"
+    found = problems(state)
+    assert ("PHASE_INCONSISTENT", "/state/turn") in found
+    state = copy.deepcopy(STATES[0])
+    state["turn"].update(phase="draw", drawn=True)
+    assert problems(state) == {("PHASE_INCONSISTENT", "/state/turn")}
+
+
+def test_a_bonus_card_that_is_no_red_three() -> None:
+    state = copy.deepcopy(STATES[0])
+    card = state["stock"].pop(0)
+    if card in ("3H", "3D"):
+        pytest.fail("seeded deal changed")
+    state["bonus_cards"][1].append(card)
+    assert ("NOT_A_BONUS_CARD", f"/state/bonus_cards/1/{len(state['bonus_cards'][1]) - 1}") in \
+        problems(state)
+
+
+def test_every_problem_at_once() -> None:
+    """Several planted problems are all reported, not just the first."""
+    state = copy.deepcopy(STATES[0])
+    seat = first_known_hand(state)
+    state["turn"]["seat"] = 0
+    state["bonus_cards"][0].append(state["stock"].pop(0))
+    state["melds"][1].append({"rank": "Q", "cards": [state["stock"].pop(), "JK"]})
+    state["hands"][seat].append(state["hands"][seat][0])
+    codes = {code for code, _ in problems(state)}
+    assert {"NOT_A_BONUS_CARD", "CARD_COUNT_MISMATCH"} <= codes
+    assert len(codes) >= 3
+
+
+def test_unknown_variant_and_option() -> None:
+    state = copy.deepcopy(STATES[0])
+    state["variant"] = "bridge"
+    assert problems(state) == {("UNKNOWN_VARIANT", "/state/variant")}
+    state = copy.deepcopy(STATES[0])
+    state["options"]["jokers_wild"] = True
+    assert problems(state) == {("UNKNOWN_OPTION", "/state/options/jokers_wild")}
+    state = copy.deepcopy(STATES[0])
+    state["options"]["players"] = 5
+    assert problems(state) == {("BAD_OPTION_VALUE", "/state/options/players")}
