@@ -289,7 +289,9 @@ def _judge_take(ctx: Ctx, action: Action) -> Plan | Refusal:
         return _r("ONE_CARD_PILE")
     rank = top >> 2
     frozen = pile.frozen or (rules.frozen_until_melded and not ctx.opened)
-    why = " (a wild card or red three lies in it)" if pile.frozen else " for your side until it melds"
+    why = ({"en": " (a wild card or red three lies in it)",
+            "de": " (eine wilde Karte oder rote Drei liegt darin)"} if pile.frozen else
+           {"en": " for your side until it melds", "de": " für euer Team, bis es gemeldet hat"})
     cards = action.cards
     existing = ctx.melds.get(rank) if ctx.opened else None
     if not cards:
@@ -404,18 +406,20 @@ def _judge_discard(ctx: Ctx, action: Action) -> Plan | Refusal:
 def _judge_ask(ctx: Ctx, action: Action) -> Plan | Refusal:
     rules, turn = ctx.rules, ctx.state.turn
     if not rules.ask_partner or not rules.partners(ctx.seat):
-        return _r("ASK_NOT_ALLOWED", why="only with a partner, where the variant allows it",
-                  why_de="nur mit Partner und wo die Variante es erlaubt")
+        return _r("ASK_NOT_ALLOWED", why={"en": "only with a partner, where the variant allows it",
+                                         "de": "nur mit Partner und wo die Variante es erlaubt"})
     if turn.asked is not None:
-        return _r("ASK_NOT_ALLOWED", why="once per turn", why_de="einmal pro Zug")
+        return _r("ASK_NOT_ALLOWED", why={"en": "once per turn", "de": "einmal pro Zug"})
     if turn.took_pile or turn.pending or turn.started or turn.extended:
-        return _r("ASK_NOT_ALLOWED", why="only right after drawing from the stock, before melding",
-                  why_de="nur direkt nach dem Ziehen vom Stapel, vor dem Auslegen")
+        return _r("ASK_NOT_ALLOWED", why={
+            "en": "only right after drawing from the stock, before melding",
+            "de": "nur direkt nach dem Ziehen vom Stapel, vor dem Auslegen"})
     if ctx.hand is None:
         raise NeedsHiddenInfo(f"the hand of seat {ctx.seat}")
     if not feasible.can_meld_out(rules, ctx.hand, ctx.info, ctx.need, nat=ctx.nat):
-        return _r("ASK_NOT_ALLOWED", why="only when you could go out this turn (a yes binds)",
-                  why_de="nur, wenn du in diesem Zug ausmachen könntest (ein Ja bindet)")
+        return _r("ASK_NOT_ALLOWED", why={
+            "en": "only when you could go out this turn (a yes binds)",
+            "de": "nur, wenn du in diesem Zug ausmachen könntest (ein Ja bindet)"})
     return Plan(action)
 
 

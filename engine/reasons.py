@@ -88,7 +88,7 @@ CODES: dict[str, tuple[str, str, str]] = {
     "MUST_GO_OUT": ("going_out.ask", "Your partner said yes: you must go out this turn.",
                     "Dein Partner hat ja gesagt: du musst in diesem Zug ausmachen."),
     "ASK_NOT_ALLOWED": ("going_out.ask", "You may ask \"may I go out?\" {why}.",
-                        "Du darfst \"Darf ich ausmachen?\" {why_de} fragen."),
+                        "Du darfst \"Darf ich ausmachen?\" {why} fragen."),
     "ANSWER_NOT_EXPECTED": ("going_out.ask", "Nobody has asked to go out.",
                             "Niemand hat gefragt, ob er ausmachen darf."),
     "TURN_NOT_FINISHABLE": ("turn", "After this the turn could not be finished legally.",
@@ -131,10 +131,12 @@ CODES: dict[str, tuple[str, str, str]] = {
 
 
 def message(code: str, params: dict[str, Any], lang: str = "en") -> str:
+    """The message in ``lang``; a parameter given as ``{"en": ..., "de": ...}`` is translated."""
     _, en, de = CODES[code]
     template = de if lang == "de" else en
+    values = {k: (v.get(lang, v["en"]) if isinstance(v, dict) else v) for k, v in params.items()}
     try:
-        return template.format(**params)
+        return template.format(**values)
     except (KeyError, IndexError, ValueError):
         return template
 

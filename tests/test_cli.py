@@ -106,3 +106,11 @@ def test_score(dealt: dict[str, Any]) -> None:
                 for t in score["scores"]]
     assert score["next_minimums"] == expected
     assert score["scores"] == [0 + score["sides"][0]["total"], 1600 + score["sides"][1]["total"]]
+
+
+def test_every_code_has_both_messages() -> None:
+    """Every refusal and problem code explains itself in English and German."""
+    from engine.reasons import CODES
+
+    for code, (rule, en, de) in CODES.items():
+        assert rule and en and de and en != de, code
