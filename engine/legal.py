@@ -13,6 +13,7 @@ into actions only when looked at, so picking one action at random does not build
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from typing import overload
 
 from . import feasible
@@ -40,25 +41,27 @@ _ASK = [Action("ask", seat=s) for s in range(8)]
 _ANSWER = [(Action("answer", allow=True, seat=s), Action("answer", allow=False, seat=s))
            for s in range(8)]
 
-# A block of meld actions: rank, the hand's naturals of that rank, and (n, first, count)
-# segments: n naturals with wild sets ``wilds[first:first + count]``.
-Block = tuple[int, list[int], list[tuple[int, int, int]], int]
+# A block of meld actions: rank and (n, first, count) segments: n naturals of the rank with
+# the wild sets ``wilds[first:first + count]``; then the block's number of actions.
+Block = tuple[int, list[tuple[int, int, int]], int]
 
 
 class LegalActions(Sequence[Action]):
     """A sequence of the legal actions; ``action in legal`` asks the judge without listing."""
 
-    __slots__ = ("ctx", "head", "blocks", "wilds", "tail", "_len")
+    __slots__ = ("ctx", "head", "blocks", "wilds", "tail", "discards", "_len")
 
     def __init__(self, ctx: Ctx | None, head: list[Action], blocks: list[Block] | None = None,
                  wilds: list[tuple[int, ...]] | None = None,
-                 tail: list[Action] | None = None) -> None:
+                 tail: list[Action] | None = None, discards: int = 0) -> None:
         self.ctx = ctx
         self.head = head
         self.blocks = blocks or []
         self.wilds = wilds or []
         self.tail = tail or []
-        self._len = len(head) + sum(b[3] for b in self.blocks) + len(self.tail)
+        self.discards = discards  # every distinct card of the hand, listed last, unjudged
+        self._len = (len(head) + sum(b[2] for b in self.blocks) + len(self.tail)
+                     + self.discards)
 
     def __len__(self) -> int:
         return self._len
@@ -79,29 +82,44 @@ class LegalActions(Sequence[Action]):
         if index < len(self.head):
             return self.head[index]
         index -= len(self.head)
-        for rank, naturals, segments, count in self.blocks:
+        for rank, segments, count in self.blocks:
             if index >= count:
                 index -= count
                 continue
             for n, first, k in segments:
                 if index < k:
                     assert self.ctx is not None
-                    cards = tuple(naturals[:n]) + self.wilds[first + index]
+                    cards = tuple(self.ctx.cards_of_rank(rank)[:n]) + self.wilds[first + index]
                     return Action("meld", cards, rank, None, None, self.ctx.seat)
                 index -= k
-        return self.tail[index]
+        if index < len(self.tail):
+            return self.tail[index]
+        index -= len(self.tail)
+        assert self.ctx is not None and self.ctx.hand is not None
+        for card, n in enumerate(self.ctx.hand):
+            if n:
+                if not index:
+                    return _DISCARD[self.ctx.seat][card]
+                index -= 1
+        raise IndexError(index)
 
     def __iter__(self) -> Iterator[Action]:
         yield from self.head
+        ctx = self.ctx
         if self.blocks:
-            assert self.ctx is not None
-            seat, wilds = self.ctx.seat, self.wilds
-            for rank, naturals, segments, _ in self.blocks:
+            assert ctx is not None
+            seat, wilds = ctx.seat, self.wilds
+            for rank, segments, _ in self.blocks:
+                naturals = ctx.cards_of_rank(rank)
                 for n, first, k in segments:
                     base = tuple(naturals[:n])
                     for w in wilds[first:first + k]:
                         yield Action("meld", base + w, rank, None, None, seat)
         yield from self.tail
+        if self.discards:
+            assert ctx is not None and ctx.hand is not None
+            table = _DISCARD[ctx.seat]
+            yield from [table[c] for c, n in enumerate(ctx.hand) if n]
 
     def __contains__(self, action: object) -> bool:
         if not isinstance(action, Action) or self.ctx is None:
@@ -154,22 +172,26 @@ def _play_actions(ctx: Ctx) -> LegalActions:
     fast = ctx.opened and not ctx.must_out and not ctx.rules.natural_majority
     if fast or _melds_possible(ctx):
         _melds(ctx, wilds, blocks, head, fast)
-    discards = _DISCARD[seat]
     if ctx.hand_size >= 2 and not ctx.must_out and (ctx.opened or not turn.pending):
-        tail = [discards[c] for c, n in enumerate(hand) if n]
-    else:
-        tail = [discards[c] for c, n in enumerate(hand)
-                if n and isinstance(_judge_discard(ctx, discards[c]), Plan)]
+        # any card may be discarded: listed lazily
+        return LegalActions(ctx, head, blocks, wilds, None, len(hand) - hand.count(0))
+    discards = _DISCARD[seat]
+    tail = [discards[c] for c, n in enumerate(hand)
+            if n and isinstance(_judge_discard(ctx, discards[c]), Plan)]
     return LegalActions(ctx, head, blocks, wilds, tail)
 
 
 def _wild_sets(ctx: Ctx) -> list[tuple[int, ...]]:
     """Every choice of twos and jokers from the hand (up to the wild limit), smallest first."""
     assert ctx.nat is not None and ctx.hand is not None
-    twos = ctx.cards_of_rank(TWO) if ctx.nat[TWO] else []
-    jokers = ctx.hand[JOKER]
-    max_w = ctx.rules.max_wilds
-    sets = [tuple(twos[:t]) + (JOKER,) * j for t in range(min(len(twos), max_w) + 1)
+    twos = tuple(ctx.cards_of_rank(TWO)) if ctx.nat[TWO] else ()
+    return _wild_sets_of(twos[:ctx.rules.max_wilds], min(ctx.hand[JOKER], ctx.rules.max_wilds),
+                         ctx.rules.max_wilds)
+
+
+@lru_cache(maxsize=4096)
+def _wild_sets_of(twos: tuple[int, ...], jokers: int, max_w: int) -> list[tuple[int, ...]]:
+    sets = [twos[:t] + (JOKER,) * j for t in range(len(twos) + 1)
             for j in range(min(jokers, max_w - t) + 1)]
     sets.sort(key=len)
     return sets
@@ -216,7 +238,6 @@ def _melds(ctx: Ctx, wilds: list[tuple[int, ...]], blocks: list[Block], judged: 
             room, low = max_w, 2
         else:
             room, low = max_w - existing.wilds, 0
-        naturals = ctx.cards_of_rank(rank)
         segments: list[tuple[int, int, int]] = []
         count = 0
         for n in range(low, n_have + 1):
@@ -232,13 +253,13 @@ def _melds(ctx: Ctx, wilds: list[tuple[int, ...]], blocks: list[Block], judged: 
                     count += k
             start, stop = first_of[max(lo, cut + 1)], first_of[hi + 1]
             if start < stop:
-                base = tuple(naturals[:n])
+                base = tuple(ctx.cards_of_rank(rank)[:n])
                 for w in wilds[start:stop]:
                     a = Action("meld", base + w, rank, None, None, seat)
                     if isinstance(_judge_meld(ctx, a), Plan):
                         judged.append(a)
         if count:
-            blocks.append((rank, naturals, segments, count))
+            blocks.append((rank, segments, count))
     blacks = nat[THREE]
     if blacks:
         have = melds[THREE].naturals if THREE in melds else 0

@@ -66,7 +66,7 @@ class Ctx:
     """What every judgement of one state needs, computed once."""
 
     __slots__ = ("state", "rules", "seat", "side", "hand", "hand_size", "opened", "melds",
-                 "info", "minimum", "pending_points", "need", "must_out", "go_ok", "nat")
+                 "_info", "minimum", "pending_points", "need", "must_out", "go_ok", "nat")
 
     def __init__(self, state: State) -> None:
         rules = state.rules
@@ -74,19 +74,26 @@ class Ctx:
         self.state = state
         self.rules = rules
         self.seat = turn.seat
-        self.side = rules.side_of(turn.seat)
+        self.side = turn.seat % rules.sides
         self.hand = state.hands[turn.seat]
         self.hand_size = state.hand_sizes[turn.seat]
         table = state.melds[self.side]
         self.opened = bool(table)
         self.melds: dict[int, Meld] = {m.rank: m for m in (table or turn.pending)}
-        self.info = {r: (m.naturals, m.wilds) for r, m in self.melds.items()}
+        self._info: dict[int, tuple[int, int]] | None = None
         self.minimum = 0 if table else rules.initial_minimum(state.scores[self.side])
         self.pending_points = _points(rules, turn.pending) if turn.pending else 0
         self.need = rules.canastas_to_go_out
         self.must_out = turn.asked == "yes" or THREE in self.melds
         self.go_ok = turn.asked != "no"
         self.nat = naturals_by_rank(self.hand) if self.hand is not None else None
+
+    @property
+    def info(self) -> dict[int, tuple[int, int]]:
+        """The side's melds as {rank: (naturals, wilds)}, for the feasibility checks."""
+        if self._info is None:
+            self._info = {r: (m.naturals, m.wilds) for r, m in self.melds.items()}
+        return self._info
 
     def cards_of_rank(self, rank: int) -> list[int]:
         """The hand's cards of one rank, suits in a fixed order."""
@@ -403,6 +410,14 @@ def _judge_discard(ctx: Ctx, action: Action) -> Plan | Refusal:
     return Plan(action, hand=_sub(ctx.hand, (card,)), goes_out=left == 0)
 
 
+_ASK_AFTER_DRAWING = Refusal("ASK_NOT_ALLOWED", {"why": {
+    "en": "only right after drawing from the stock, before melding",
+    "de": "nur direkt nach dem Ziehen vom Stapel, vor dem Auslegen"}})
+_ASK_WHEN_OUT_POSSIBLE = Refusal("ASK_NOT_ALLOWED", {"why": {
+    "en": "only when you could go out this turn (a yes binds)",
+    "de": "nur, wenn du in diesem Zug ausmachen könntest (ein Ja bindet)"}})
+
+
 def _judge_ask(ctx: Ctx, action: Action) -> Plan | Refusal:
     rules, turn = ctx.rules, ctx.state.turn
     if not rules.ask_partner or not rules.partners(ctx.seat):
@@ -411,15 +426,11 @@ def _judge_ask(ctx: Ctx, action: Action) -> Plan | Refusal:
     if turn.asked is not None:
         return _r("ASK_NOT_ALLOWED", why={"en": "once per turn", "de": "einmal pro Zug"})
     if turn.took_pile or turn.pending or turn.started or turn.extended:
-        return _r("ASK_NOT_ALLOWED", why={
-            "en": "only right after drawing from the stock, before melding",
-            "de": "nur direkt nach dem Ziehen vom Stapel, vor dem Auslegen"})
+        return _ASK_AFTER_DRAWING
     if ctx.hand is None:
         raise NeedsHiddenInfo(f"the hand of seat {ctx.seat}")
     if not feasible.can_meld_out(rules, ctx.hand, ctx.info, ctx.need, nat=ctx.nat):
-        return _r("ASK_NOT_ALLOWED", why={
-            "en": "only when you could go out this turn (a yes binds)",
-            "de": "nur, wenn du in diesem Zug ausmachen könntest (ein Ja bindet)"})
+        return _ASK_WHEN_OUT_POSSIBLE
     return Plan(action)
 
 
@@ -619,21 +630,20 @@ def _build_draw(state: State, events: list[Event]) -> tuple[State, list[Event]]:
         drawn = tuple(drawn_list)
     stock = stock[pos:]
     hand = _add(hand, drawn)
-    state = _evolve(state, hands=_set(state.hands, seat, hand),
-                    hand_sizes=_set(state.hand_sizes, seat, state.hand_sizes[seat] + len(drawn)),
-                    stock=stock, stock_size=len(stock))
     events.append({"type": "drew", "seat": seat, "cards": drawn})
+    bonus = state.bonus
     if reds:
-        state = _evolve(state, bonus=_set(state.bonus, side, tuple(sorted(state.bonus[side] + tuple(reds)))))
+        bonus = _set(bonus, side, tuple(sorted(bonus[side] + tuple(reds))))
         events.append({"type": "red-threes", "seat": seat, "cards": tuple(reds)})
     if ended:
+        state = _evolve(state, hands=_set(state.hands, seat, hand), bonus=bonus,
+                        hand_sizes=_set(state.hand_sizes, seat, state.hand_sizes[seat] + len(drawn)),
+                        stock=stock, stock_size=len(stock))
         return _end_deal(state, turn, None, events, exhausted=True), events
-    if turn.phase == DRAW and not turn.pending and not turn.started:
-        play = Turn(turn.seat, PLAY, True, False, (), (), 0, None, turn.asked_this_deal,
-                    turn.melded)
-    else:
-        play = turn._replace(phase=PLAY, drawn=True)
-    return _evolve(state, turn=play), events
+    play = Turn(turn.seat, PLAY, True, False, (), (), 0, None, turn.asked_this_deal, turn.melded)
+    return _evolve(state, _set(state.hands, seat, hand),
+                   _set(state.hand_sizes, seat, state.hand_sizes[seat] + len(drawn)), None, bonus,
+                   None, stock, len(stock), play), events
 
 
 # ---------------------------------------------------------------- public: check and apply

@@ -103,7 +103,12 @@ class RuleSet:
         return tuple(range(side, self.players, self.sides))
 
     def partners(self, seat: int) -> tuple[int, ...]:
-        return tuple(s for s in self.seats_of(seat % self.sides) if s != seat)
+        return self._partners[seat]
+
+    @cached_property
+    def _partners(self) -> tuple[tuple[int, ...], ...]:
+        return tuple(tuple(s for s in self.seats_of(seat % self.sides) if s != seat)
+                     for seat in range(self.players))
 
     def deck_copies(self, card: int) -> int:
         return self.jokers if card == JOKER else self.packs
