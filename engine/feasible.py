@@ -185,7 +185,7 @@ def can_meld_out(rules: RuleSet, hand: Counts, melds: MeldInfo, canastas: int,
             else:
                 n2[c] -= 1
                 points -= values[c * 4 + (0 if c == THREE else 1)]
-        if points_so_far + points < minimum:
+        if minimum and points_so_far + points < minimum:
             continue
         if _meld_all(rules, n2, j2, melds, canastas):
             return True
