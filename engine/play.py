@@ -170,6 +170,8 @@ def _finish_refusal(ctx: Ctx, hand: Counts | None, size: int, melds: dict[int, M
     """After an action leaving ``hand`` and the side's ``melds``: can the turn be finished?"""
     rules = ctx.rules
     must_out = ctx.must_out or THREE in melds
+    # a binding yes, or black threes on the table: they are melded only when going out
+    out_code = "MUST_GO_OUT" if ctx.state.turn.asked == "yes" else "BLACK_THREES_ONLY_WHEN_GOING_OUT"
     info = {r: (m.naturals, m.wilds) for r, m in melds.items()}
     if committed:
         total = size + held
@@ -188,7 +190,7 @@ def _finish_refusal(ctx: Ctx, hand: Counts | None, size: int, melds: dict[int, M
                 return None  # cannot tell without the pile's cards; apply will ask for them
             if not feasible.can_meld_out(rules, full, info, ctx.need):
                 if must_out:
-                    return _r("MUST_GO_OUT")
+                    return _r(out_code)
                 return _r("CANNOT_GO_OUT_WITHOUT_CANASTA", needed=ctx.need)
         return None
     # the side's melds this turn are still short of the initial minimum
@@ -218,7 +220,7 @@ def _finish_refusal(ctx: Ctx, hand: Counts | None, size: int, melds: dict[int, M
                                    points_so_far=points):
             return None
     if must_out:
-        return _r("MUST_GO_OUT")
+        return _r(out_code)
     return _r("INITIAL_MELD_UNREACHABLE", required=ctx.minimum)
 
 
@@ -397,13 +399,16 @@ def _judge_discard(ctx: Ctx, action: Action) -> Plan | Refusal:
     card = action.card
     if card is None or ctx.hand[card] == 0:
         return _r("CARDS_NOT_IN_HAND", cards=card_code(card) if card is not None else "")
-    if not ctx.opened and ctx.state.turn.pending:
-        return _r("INITIAL_MELD_TOO_LOW", required=ctx.minimum, offered=ctx.pending_points)
+    turn = ctx.state.turn
     left = ctx.hand_size - 1
+    # melds short of the minimum: no discard, unless it goes out concealed after drawing from
+    # the stock, where the minimum does not apply (pagat "Initial Meld Requirement")
+    if not ctx.opened and turn.pending and (left or turn.took_pile or turn.held_size):
+        return _r("INITIAL_MELD_TOO_LOW", required=ctx.minimum, offered=ctx.pending_points)
     if left == 0:
         if not ctx.go_ok:
             return _r("PARTNER_SAID_NO")
-        if _canastas(ctx.rules, ctx.melds if ctx.opened else {}) < ctx.need:
+        if _canastas(ctx.rules, ctx.melds) < ctx.need:
             return _r("CANNOT_GO_OUT_WITHOUT_CANASTA", needed=ctx.need)
     elif ctx.must_out:
         return _r("MUST_GO_OUT")
@@ -519,6 +524,8 @@ def build(ctx: Ctx, plan: Plan) -> tuple[State, list[Event]]:
                         hand_sizes=_set(state.hand_sizes, seat, ctx.hand_size - 1), pile=new_pile)
         events.append({"type": "discarded", "seat": seat, "card": action.card})
         if plan.goes_out:
+            if turn.pending:  # concealed going out below the minimum: the melds go down
+                state = _evolve(state, melds=_with_side_melds(state, side, ctx.melds))
             return _end_deal(state, turn, seat, events), events
         return _evolve(state, turn=_next_turn(state, turn, _melded_after(turn))), events
     assert plan.meld is not None and plan.rank is not None and plan.hand is not None

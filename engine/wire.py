@@ -93,7 +93,7 @@ def validate_data(data: Data) -> list[Problem]:
             for j, code in enumerate(hand):
                 card = parse_card(code)
                 seen.append((card, f"/hands/{i}/{j}"))
-                if is_red_three(card):
+                if is_red_three(card) and phase != OVER:  # at the end it costs 500
                     add(Problem("RED_THREE_IN_HAND", f"/hands/{i}/{j}"))
         total += size
         if size == 0 and phase != OVER:
