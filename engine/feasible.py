@@ -77,11 +77,11 @@ def best_addition(rules: RuleSet, hand: Counts, melds: MeldInfo, keep: int) -> i
     value, used = _opt(rules, nat, jokers, melds, values)
     if size - used >= keep:
         return value
-    # keep back one or two more cards: try every choice of rank (or joker) to hold back
-    classes = [r for r in range(13) if nat[r] and r != THREE] + ([13] if jokers else [])
+    # the best plan keeps some ``keep`` cards back: try every choice of them (rank or joker);
+    # the best plan of the rest then leaves at least those
+    classes = [r for r in range(13) if nat[r]] + ([13] if jokers else [])
     best = 0
-    need = keep - (size - used)
-    for held in combinations_with_replacement(classes, need):
+    for held in combinations_with_replacement(classes, keep):
         n2 = list(nat)
         j2 = jokers
         ok = True
