@@ -328,13 +328,18 @@ def _judge_take(ctx: Ctx, action: Action) -> Plan | Refusal:
     bad = meld_shape_refusal(rules, rank, meld.naturals, meld.wilds)
     if bad:
         return bad
+    size = ctx.hand_size - len(cards)
+    red_threes_inside = 2 * rules.packs if pile.frozen else 0  # at most, all of them
+    if ctx.opened and not ctx.must_out and size + pile.size - 1 - red_threes_inside >= 2:
+        return Plan(action, rank, meld, hand)  # cards to spare: nothing more to judge
     melds = dict(ctx.melds) if ctx.opened else {}
     melds[rank] = meld
     rest = pile.cards[:-1] if pile.cards is not None else None
-    reds = sum(1 for c in rest if is_red_three(c)) if rest is not None else 0
-    held_cards = tuple(c for c in rest if not is_red_three(c)) if rest is not None else None
+    # red threes lie only in a frozen pile (turned up at the deal); they go to the bonus cards
+    reds = sum(1 for c in rest if is_red_three(c)) if rest is not None and pile.frozen else 0
+    held_cards = (rest if not reds else tuple(c for c in rest if not is_red_three(c))) \
+        if rest is not None else None
     held = pile.size - 1 - reds
-    size = ctx.hand_size - len(cards)
     commit = ctx.opened or _points(rules, (meld,)) >= ctx.minimum
     bad = _finish_refusal(ctx, hand, size, melds, commit, held, held_cards, took_pile=True)
     if bad:

@@ -25,7 +25,7 @@ class Meld(NamedTuple):
     @staticmethod
     def of(rank: int, cards: tuple[int, ...] | list[int]) -> Meld:
         ordered = tuple(sorted(cards))
-        wilds = sum(1 for c in ordered if is_wild(c))
+        wilds = sum(1 for c in ordered if c < 4 or c == JOKER)
         return Meld(rank, ordered, len(ordered) - wilds, wilds)
 
     def plus(self, cards: tuple[int, ...]) -> Meld:
