@@ -17,11 +17,13 @@ def deck(rules: RuleSet) -> list[int]:
 
 def deal(rules: RuleSet, seed: int | str = 0, dealer: int = 0,
          scores: tuple[int, ...] | None = None) -> tuple[State, list[dict[str, Any]]]:
-    """Deal from a seeded shuffle. Cards go one at a time clockwise from the dealer's left; the
-    upcard is turned until it is neither wild nor a red three (the pile is then frozen); red
-    threes dealt are laid out and replaced from the stock, seat by seat from the dealer's left."""
+    """Deal from a seeded shuffle. Cards go one at a time clockwise from the dealer's left; a wild
+    or red three upcard is covered by further upcards (the pile is then frozen), buried back in
+    the stock, or set aside, as the variant says; red threes dealt are laid out and replaced from
+    the stock, seat by seat from the dealer's left."""
     cards = deck(rules)
-    random.Random(str(seed) if not isinstance(seed, int) else seed).shuffle(cards)
+    rng = random.Random(str(seed) if not isinstance(seed, int) else seed)
+    rng.shuffle(cards)
     stock = cards  # index 0 is the top
     n = rules.players
     hands: list[list[int]] = [[] for _ in range(n)]
@@ -32,13 +34,25 @@ def deal(rules: RuleSet, seed: int | str = 0, dealer: int = 0,
             hands[seat].append(stock[pos])
             pos += 1
     pile: list[int] = []
+    set_aside: list[int] = []
+    events: list[dict[str, Any]] = []
     while True:
         card = stock[pos]
         pos += 1
-        pile.append(card)
-        if not (is_wild(card) or is_red_three(card)):
-            break
-    events: list[dict[str, Any]] = [{"type": "upcard", "cards": tuple(pile)}]
+        if not (is_wild(card) or is_red_three(card)) or rules.upcard == "cover":
+            pile.append(card)
+            if not (is_wild(card) or is_red_three(card)):
+                break
+        elif rules.upcard == "bury":  # canastra: buried back in the stock, a new card turned
+            where = rng.randrange(pos + 1, len(stock) + 1)
+            stock.insert(where, card)
+            del stock[pos - 1]
+            pos -= 1
+            events.append({"type": "upcard-buried", "cards": (card,)})
+        else:  # family: set aside, out of play for the deal
+            set_aside.append(card)
+            events.append({"type": "upcard-set-aside", "cards": (card,)})
+    events.append({"type": "upcard", "cards": tuple(pile)})
     bonus: list[list[int]] = [[] for _ in range(rules.sides)]
     for seat in order:
         hand = hands[seat]
@@ -58,9 +72,10 @@ def deal(rules: RuleSet, seed: int | str = 0, dealer: int = 0,
         hand_sizes=tuple(len(h) for h in hands),
         melds=((),) * rules.sides,
         bonus=tuple(tuple(sorted(b)) for b in bonus),
-        pile=Pile.of(tuple(pile)),
+        pile=Pile.of(tuple(pile), rules.freeze_on_wild),
         stock=rest,
         stock_size=len(rest),
         turn=Turn(order[0], DRAW),
+        set_aside=tuple(set_aside),
     )
     return state, events

@@ -164,7 +164,9 @@ def can_meld_out(rules: RuleSet, hand: Counts, melds: MeldInfo, canastas: int,
         return False
     blacks = nat[THREE] + melds.get(THREE, (0, 0))[0] if nat[THREE] else 0
     forced: list[int] = singles
-    if nat[THREE] and (blacks < 3 or blacks > 4):
+    if nat[THREE] and (blacks < 3 or blacks > 4 or not rules.black_three_meld):
+        if nat[THREE] > 1 and not rules.black_three_meld:
+            return False
         forced = forced + [THREE]
     if len(forced) > 1:
         return False

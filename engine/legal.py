@@ -272,8 +272,8 @@ def _melds(ctx: Ctx, wilds: list[tuple[int, ...]], blocks: list[Block], judged: 
 
 
 def _pickup_candidates(ctx: Ctx) -> list[tuple[int, ...]]:
-    """The pickups worth judging: adding the top card to the side's meld, a natural pair, or
-    one natural and a wild (pagat "The Play in Classic Canasta")."""
+    """The pickups worth judging: adding the top card (alone or with one natural) to the side's
+    meld, a natural pair, or one natural and a wild (pagat "The Play in Classic Canasta")."""
     pile = ctx.state.pile
     top = pile.top
     if top is None or not is_natural(top):
@@ -283,8 +283,12 @@ def _pickup_candidates(ctx: Ctx) -> list[tuple[int, ...]]:
     rank = top >> 2
     frozen = pile.frozen or (ctx.rules.frozen_until_melded and not ctx.opened)
     out: list[tuple[int, ...]] = []
-    if not frozen and rank in ctx.melds:
-        out.append(())
+    rules = ctx.rules
+    if not frozen and rank in ctx.melds and ctx.opened:
+        if rules.pile_add_alone:
+            out.append(())
+        if rules.pile_one_natural and nat[rank]:
+            out.append((ctx.cards_of_rank(rank)[0],))
     if nat[rank] >= 2:
         out.append(tuple(ctx.cards_of_rank(rank)[:2]))
     if nat[rank] >= 1 and not frozen and ctx.rules.pile_natural_and_wild:

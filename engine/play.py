@@ -173,6 +173,8 @@ def _finish_refusal(ctx: Ctx, hand: Counts | None, size: int, melds: dict[int, M
     # a binding yes, or black threes on the table: they are melded only when going out
     out_code = "MUST_GO_OUT" if ctx.state.turn.asked == "yes" else "BLACK_THREES_ONLY_WHEN_GOING_OUT"
     info = {r: (m.naturals, m.wilds) for r, m in melds.items()}
+    # going out must end with a discard, unless by melding black threes (ASS p. 4)
+    must_discard = rules.must_discard_to_go_out and THREE not in melds
     if committed:
         total = size + held
         if total == 0:
@@ -180,6 +182,8 @@ def _finish_refusal(ctx: Ctx, hand: Counts | None, size: int, melds: dict[int, M
                 return _r("PARTNER_SAID_NO")
             if _canastas(rules, melds) < ctx.need:
                 return _r("CANNOT_GO_OUT_WITHOUT_CANASTA", needed=ctx.need)
+            if must_discard:
+                return _r("MUST_DISCARD_TO_GO_OUT")
             return None
         if must_out or total == 1:
             if not ctx.go_ok:
@@ -188,7 +192,7 @@ def _finish_refusal(ctx: Ctx, hand: Counts | None, size: int, melds: dict[int, M
                                           else _add(hand, held_cards))
             if full is None:
                 return None  # cannot tell without the pile's cards; apply will ask for them
-            if not feasible.can_meld_out(rules, full, info, ctx.need):
+            if not feasible.can_meld_out(rules, full, info, ctx.need, must_discard):
                 if must_out:
                     return _r(out_code)
                 return _r("CANNOT_GO_OUT_WITHOUT_CANASTA", needed=ctx.need)
@@ -204,6 +208,8 @@ def _finish_refusal(ctx: Ctx, hand: Counts | None, size: int, melds: dict[int, M
             return _r("INITIAL_MELD_TOO_LOW", required=ctx.minimum, offered=points)
         if _canastas(rules, melds) < ctx.need:
             return _r("CANNOT_GO_OUT_WITHOUT_CANASTA", needed=ctx.need)
+        if must_discard:
+            return _r("MUST_DISCARD_TO_GO_OUT")
         return None
     if not must_out:
         keep = max(0, 2 - held)
@@ -213,9 +219,9 @@ def _finish_refusal(ctx: Ctx, hand: Counts | None, size: int, melds: dict[int, M
         if held:
             if held_cards is not None and points + feasible.best_addition(
                     rules, hand, info, 0) >= ctx.minimum and feasible.can_meld_out(
-                    rules, _add(hand, held_cards), info, ctx.need):
+                    rules, _add(hand, held_cards), info, ctx.need, must_discard):
                 return None
-        elif feasible.can_meld_out(rules, hand, info, ctx.need,
+        elif feasible.can_meld_out(rules, hand, info, ctx.need, must_discard,
                                    minimum=ctx.minimum if took_pile else 0,
                                    points_so_far=points):
             return None
@@ -296,6 +302,8 @@ def _judge_take(ctx: Ctx, action: Action) -> Plan | Refusal:
         return _r("CARDS_NOT_IN_HAND", cards=_codes(action.cards))
     if rules.one_card_pile_rule and ctx.hand_size == 1 and pile.size == 1:
         return _r("ONE_CARD_PILE")
+    if rules.pile_needs_melded and not ctx.opened:
+        return _r("PILE_NEEDS_INITIAL_MELD")
     rank = top >> 2
     frozen = pile.frozen or (rules.frozen_until_melded and not ctx.opened)
     why = ({"en": " (a wild card or red three lies in it)",
@@ -303,26 +311,27 @@ def _judge_take(ctx: Ctx, action: Action) -> Plan | Refusal:
            {"en": " for your side until it melds", "de": " für euer Team, bis es gemeldet hat"})
     cards = action.cards
     existing = ctx.melds.get(rank) if ctx.opened else None
-    if not cards:
+    naturals = sum(1 for c in cards if is_natural(c) and c >> 2 == rank)
+    wilds = sum(1 for c in cards if is_wild(c))
+    if naturals + wilds < len(cards) or len(cards) > 2:
         if frozen:
             return _r("PILE_FROZEN_NEEDS_NATURAL_PAIR", rank=rank_code(rank), why=why)
+        return _r("PILE_CARDS_DO_NOT_MATCH", top=card_code(top))
+    if naturals < 2 and frozen:
+        return _r("PILE_FROZEN_NEEDS_NATURAL_PAIR", rank=rank_code(rank), why=why)
+    if not cards:  # the top card alone onto the side's meld
+        if not rules.pile_add_alone:
+            return _r("PILE_NEEDS_A_NATURAL", rank=rank_code(rank))
         if existing is None:
             return _r("NO_MELD_TO_ADD_TO", rank=rank_code(rank))
-    elif len(cards) == 2:
-        naturals = sum(1 for c in cards if is_natural(c) and c >> 2 == rank)
-        wilds = sum(1 for c in cards if is_wild(c))
-        if naturals == 2:
-            pass
-        elif naturals == 1 and wilds == 1:
-            if frozen:
-                return _r("PILE_FROZEN_NEEDS_NATURAL_PAIR", rank=rank_code(rank), why=why)
-            if not rules.pile_natural_and_wild:
-                return _r("PILE_NEEDS_NATURAL_PAIR", rank=rank_code(rank))
-        elif frozen:
-            return _r("PILE_FROZEN_NEEDS_NATURAL_PAIR", rank=rank_code(rank), why=why)
-        else:
+    elif naturals == 1 and wilds == 0:  # the top card and one natural onto the side's meld
+        if not rules.pile_one_natural:
             return _r("PILE_CARDS_DO_NOT_MATCH", top=card_code(top))
-    else:
+        if existing is None:
+            return _r("NO_MELD_TO_ADD_TO", rank=rank_code(rank))
+    elif naturals == 1 and wilds == 1 and not rules.pile_natural_and_wild:
+        return _r("PILE_NEEDS_NATURAL_PAIR", rank=rank_code(rank))
+    elif naturals == 0:
         return _r("PILE_CARDS_DO_NOT_MATCH", top=card_code(top))
     meld = existing.plus((top, *cards)) if existing else Meld.of(rank, (top, *cards))
     bad = meld_shape_refusal(rules, rank, meld.naturals, meld.wilds)
@@ -377,6 +386,8 @@ def _judge_meld(ctx: Ctx, action: Action) -> Plan | Refusal:
     rank = _resolve_rank(ctx, action)
     if isinstance(rank, Refusal):
         return rank
+    if rank == THREE and not rules.black_three_meld:
+        return _r("BLACK_THREES_NOT_MELDABLE")
     existing = ctx.melds.get(rank)
     if existing is None and all(is_wild(c) for c in action.cards):
         return _r("TOO_FEW_NATURALS", min=rules.min_naturals)
@@ -435,11 +446,14 @@ def _judge_ask(ctx: Ctx, action: Action) -> Plan | Refusal:
                                          "de": "nur mit Partner und wo die Variante es erlaubt"})
     if turn.asked is not None:
         return _r("ASK_NOT_ALLOWED", why={"en": "once per turn", "de": "einmal pro Zug"})
+    if rules.ask_once_per_deal and ctx.seat in turn.asked_this_deal:
+        return _r("ASK_NOT_ALLOWED", why={"en": "once per deal", "de": "einmal pro Runde"})
     if turn.took_pile or turn.pending or turn.started or turn.extended:
         return _ASK_AFTER_DRAWING
     if ctx.hand is None:
         raise NeedsHiddenInfo(f"the hand of seat {ctx.seat}")
-    if not feasible.can_meld_out(rules, ctx.hand, ctx.info, ctx.need, nat=ctx.nat):
+    must_discard = rules.must_discard_to_go_out and THREE not in ctx.melds
+    if not feasible.can_meld_out(rules, ctx.hand, ctx.info, ctx.need, must_discard, nat=ctx.nat):
         return _ASK_WHEN_OUT_POSSIBLE
     return Plan(action)
 
@@ -449,7 +463,9 @@ def _judge_ask(ctx: Ctx, action: Action) -> Plan | Refusal:
 
 def _next_turn(state: State, turn: Turn, melded: tuple[int, ...]) -> Turn:
     seat = (turn.seat + 1) % state.rules.players
-    return Turn(seat, DRAW, False, False, (), (), 0, None, turn.asked_this_deal, melded)
+    played = turn.played if turn.seat in turn.played else tuple(sorted((*turn.played, turn.seat)))
+    return Turn(seat, DRAW, False, False, (), (), 0, None, turn.asked_this_deal, melded, (),
+                False, None, False, False, False, played)
 
 
 def _melded_after(turn: Turn) -> tuple[int, ...]:
@@ -465,8 +481,12 @@ def _end_deal(state: State, turn: Turn, went_out: int | None, events: list[Event
     partner_melded = False
     if went_out is not None:
         side_melds = {m.rank: m for m in state.melds[rules.side_of(went_out)]}
-        concealed = (went_out not in turn.melded and not turn.extended and any(
-            r in side_melds and side_melds[r].size >= rules.canasta_size for r in turn.started))
+        if rules.concealed_rule == "at_once":  # ASS p. 4: out at once, not having laid out
+            concealed = went_out not in turn.melded
+        else:  # pagat "Going Out": no earlier meld, nothing added to partner's, own canasta
+            concealed = (went_out not in turn.melded and not turn.extended and any(
+                r in side_melds and side_melds[r].size >= rules.canasta_size
+                for r in turn.started))
         partner_melded = any(p in turn.melded for p in rules.partners(went_out))
         events.append({"type": "went-out", "seat": went_out, "concealed": concealed})
     events.append({"type": "deal-over", "stock_exhausted": exhausted})
@@ -494,7 +514,7 @@ def _evolve(state: State, hands: Any = None, hand_sizes: Any = None, melds: Any 
                  state.pile if pile is None else pile,
                  state.stock if stock is None else stock,
                  state.stock_size if stock_size is None else stock_size,
-                 state.turn if turn is None else turn)
+                 state.turn if turn is None else turn, state.set_aside)
 
 
 def _set(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
@@ -523,7 +543,7 @@ def build(ctx: Ctx, plan: Plan) -> tuple[State, list[Event]]:
         assert action.card is not None and plan.hand is not None
         pile = state.pile
         cards = pile.cards + (action.card,) if pile.cards is not None else None
-        frozen = pile.frozen or is_wild(action.card)
+        frozen = pile.frozen or (rules.freeze_on_wild and is_wild(action.card))
         new_pile = Pile(cards, action.card, pile.size + 1, frozen)
         state = _evolve(state, hands=_set(state.hands, seat, plan.hand),
                         hand_sizes=_set(state.hand_sizes, seat, ctx.hand_size - 1), pile=new_pile)
@@ -532,6 +552,9 @@ def build(ctx: Ctx, plan: Plan) -> tuple[State, list[Event]]:
             if turn.pending:  # concealed going out below the minimum: the melds go down
                 state = _evolve(state, melds=_with_side_melds(state, side, ctx.melds))
             return _end_deal(state, turn, seat, events), events
+        if state.stock_size == 0 and rules.stock_exhausted == "end_after_turn":
+            events.append({"type": "stock-exhausted", "seat": seat})
+            return _end_deal(state, turn, None, events, exhausted=True), events
         return _evolve(state, turn=_next_turn(state, turn, _melded_after(turn))), events
     assert plan.meld is not None and plan.rank is not None and plan.hand is not None
     rank = plan.rank
@@ -652,7 +675,7 @@ def _build_draw(state: State, events: list[Event]) -> tuple[State, list[Event]]:
                         hand_sizes=_set(state.hand_sizes, seat, state.hand_sizes[seat] + len(drawn)),
                         stock=stock, stock_size=len(stock))
         return _end_deal(state, turn, None, events, exhausted=True), events
-    play = Turn(turn.seat, PLAY, True, False, (), (), 0, None, turn.asked_this_deal, turn.melded)
+    play = turn._replace(phase=PLAY, drawn=True)
     return _evolve(state, _set(state.hands, seat, hand),
                    _set(state.hand_sizes, seat, state.hand_sizes[seat] + len(drawn)), None, bonus,
                    None, stock, len(stock), play), events

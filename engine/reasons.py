@@ -44,6 +44,17 @@ CODES: dict[str, tuple[str, str, str]] = {
         "einer natürlichen und einer wilden Karte oder lege sie an eure Meldung an."),
     "NO_MELD_TO_ADD_TO": ("pile.take", "Your side has no meld of rank {rank} to add the top card to.",
                           "Ihr habt keine Meldung des Rangs {rank}, an die die oberste Karte passt."),
+    "PILE_NEEDS_INITIAL_MELD": ("pile.take", "Your side may take the pile only after its initial meld.",
+                                "Euer Team darf den Ablagestapel erst nach der Erstmeldung nehmen."),
+    "PILE_NEEDS_A_NATURAL": ("pile.take",
+                             "Take the pile only by melding its top card with at least one natural "
+                             "{rank} from your hand.",
+                             "Den Stapel nimmt man nur, wenn man die oberste Karte mit mindestens einer "
+                             "natürlichen Karte des Rangs {rank} von der Hand meldet."),
+    "BLACK_THREES_NOT_MELDABLE": ("threes.black", "Black threes are never melded in this game.",
+                                  "Schwarze Dreien werden in diesem Spiel nie gemeldet."),
+    "MUST_DISCARD_TO_GO_OUT": ("going_out", "Going out ends with a discard: keep a card to throw.",
+                               "Zum Ausmachen muss eine letzte Karte zum Abwerfen übrig bleiben."),
     "ONE_CARD_PILE": ("pile.one_card",
                       "A player holding one card may not take a one-card pile.",
                       "Wer nur eine Karte hält, darf einen Stapel aus einer Karte nicht nehmen."),

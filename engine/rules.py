@@ -74,7 +74,7 @@ class RuleSet:
     # initial meld: (lowest score of the band, minimum); the first band starts at -infinity
     initial_minimums: tuple[tuple[int | None, int], ...]
     # discard pile
-    pile_natural_and_wild: bool
+    pile_natural_and_wild: bool  # an unfrozen pile may be taken with one natural and one wild
     freeze_on_wild: bool
     freeze_on_red_three: bool
     frozen_until_melded: bool
@@ -95,6 +95,21 @@ class RuleSet:
     target: int
     card_values: tuple[int, ...]
     sources: tuple[tuple[str, str], ...] = field(default=())
+    # where variants differ (defaults: classic)
+    upcard: str = "cover"  # cover (turn more on top, pile frozen) | bury | set_aside
+    pile_add_alone: bool = True  # the top card alone may be added to the side's meld
+    pile_one_natural: bool = False  # the top card with one natural may extend the side's meld
+    pile_needs_melded: bool = False  # a side that has not melded may not take the pile at all
+    stock_exhausted_penalty: int = 0  # each side loses this when the stock runs out
+    must_discard_to_go_out: bool = False  # going out ends with a discard (bar black threes)
+    black_three_meld: bool = True  # three or four black threes may be melded when going out
+    red_three_negative: str = "no_meld"  # no_meld | no_canasta | never
+    concealed_rule: str = "classic"  # classic | at_once (German Blatt/Hand going out)
+    blatt_bonus: int = 0  # German: going out at once, the partner having melded
+    hand_canasta_bonus: int = 0  # German: the side goes out without any earlier meld
+    first_turn_bonus: int = 0  # German house rule: going out at once on the first turn
+    ask_once_per_deal: bool = False
+    sujo: bool = False  # the target must be hit exactly
 
     def side_of(self, seat: int) -> int:
         return seat % self.sides

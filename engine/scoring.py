@@ -55,6 +55,16 @@ def red_three_points(rules: RuleSet, count: int) -> int:
     return total
 
 
+def going_out_bonus(rules: RuleSet, turn: Any) -> int:
+    """100 for going out; concealed 200 (pagat "Going Out"). German: Handcanasta (the side had
+    not melded) 1,000, Blatt (out at once, the partner had melded) 200 (ASS p. 4)."""
+    if rules.concealed_rule == "at_once" and turn.concealed:
+        if not turn.partner_melded:
+            return rules.hand_canasta_bonus
+        return rules.blatt_bonus
+    return rules.concealed_bonus if turn.concealed else rules.going_out_bonus
+
+
 def score_side(state: State, side: int) -> dict[str, int]:
     rules = state.rules
     values = rules.card_values
@@ -82,12 +92,16 @@ def score_side(state: State, side: int) -> dict[str, int]:
                     hand_cards -= n * values[card]
     reds = sum(1 for c in state.bonus[side] if is_red_three(c))
     bonus = red_three_points(rules, reds) + reds * rules.red_three_card_points
-    if not melds:
-        bonus = -bonus  # red threes count minus for a side that has not melded
+    canastas = sum(1 for m in melds if m.size >= rules.canasta_size)
+    if (rules.red_three_negative == "no_meld" and not melds) or (
+            rules.red_three_negative == "no_canasta" and not canastas):
+        bonus = -bonus  # pagat "Classic Canasta Scoring"; ASS p. 1: no canasta
     going_out = 0
     if turn.went_out is not None and rules.side_of(turn.went_out) == side:
-        going_out = rules.concealed_bonus if turn.concealed else rules.going_out_bonus
+        going_out = going_out_bonus(rules, turn)
     penalties = -reds_in_hand * rules.red_three_in_hand_penalty
+    if turn.stock_exhausted and turn.went_out is None:
+        penalties -= rules.stock_exhausted_penalty  # ASS p. 4: each side loses 100
     out = {
         "melded_cards": melded,
         "hand_cards": hand_cards,
@@ -107,6 +121,8 @@ def score_deal(state: State) -> DealScore:
     rules = state.rules
     sides = tuple(SideScore(s, rules.seats_of(s), score_side(state, s)) for s in range(rules.sides))
     totals = tuple(state.scores[s.side] + s.total for s in sides)
+    if rules.sujo:  # canastra "sujo": a deal that would overshoot the target does not count
+        totals = tuple(t if t <= rules.target else state.scores[i] for i, t in enumerate(totals))
     best = max(totals)
     game_over = False
     winner = None

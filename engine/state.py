@@ -45,8 +45,10 @@ class Pile(NamedTuple):
     frozen: bool  # frozen for everyone: a wild card or a red three lies in it
 
     @staticmethod
-    def of(cards: tuple[int, ...]) -> Pile:
-        frozen = any(is_wild(c) or is_red_three(c) for c in cards)
+    def of(cards: tuple[int, ...], freeze_on_wild: bool = True) -> Pile:
+        """A known pile; frozen for everyone while a red three (turned up at the deal) or, where
+        wild cards freeze it, a wild card lies in it (pagat "Frozen Discard Pile")."""
+        frozen = any((freeze_on_wild and is_wild(c)) or is_red_three(c) for c in cards)
         return Pile(cards, cards[-1] if cards else None, len(cards), frozen)
 
 
@@ -72,6 +74,7 @@ class Turn(NamedTuple):
     concealed: bool = False
     partner_melded: bool = False
     stock_exhausted: bool = False
+    played: tuple[int, ...] = ()  # seats that have finished a turn this deal
 
 
 class State(NamedTuple):
@@ -86,6 +89,7 @@ class State(NamedTuple):
     stock: tuple[int, ...] | None  # top first; None: only the size is known
     stock_size: int
     turn: Turn
+    set_aside: tuple[int, ...] = ()  # cards out of play for the deal (Family Canasta upcards)
 
 
 class Action(NamedTuple):

@@ -72,7 +72,7 @@ def validate_data(data: Data) -> list[Problem]:
                        ("/turn/went_out", turn.get("went_out"))):
         if seat is not None and not 0 <= seat < n:
             add(Problem("SEAT_OUT_OF_RANGE", path, {"seat": seat, "players": n}))
-    for key in ("asked_this_deal", "melded"):
+    for key in ("asked_this_deal", "melded", "played"):
         for i, seat in enumerate(turn.get(key) or []):
             if not 0 <= seat < n:
                 add(Problem("SEAT_OUT_OF_RANGE", f"/turn/{key}/{i}", {"seat": seat, "players": n}))
@@ -156,6 +156,9 @@ def validate_data(data: Data) -> list[Problem]:
                 add(Problem("RED_THREE_IN_PILE", f"/discard/{j}"))
             if not (is_wild(card) or is_red_three(card)):
                 plain_below = True
+    for j, code in enumerate(data.get("set_aside") or []):
+        seen.append((parse_card(code), f"/set_aside/{j}"))
+        total += 1
     stock = data["stock"]
     if _is_hidden(stock):
         total += stock["size"]
@@ -276,7 +279,7 @@ def state_from_data(data: Data) -> State:
         pile = Pile(None, parse_card(top) if top is not None else None, pile_data["size"],
                     bool(pile_data.get("frozen")))
     else:
-        pile = Pile.of(_cards(pile_data))
+        pile = Pile.of(_cards(pile_data), rules.freeze_on_wild)
     stock_data = data["stock"]
     stock = None if _is_hidden(stock_data) else _cards(stock_data)
     stock_size = stock_data["size"] if stock is None else len(stock)
@@ -296,12 +299,14 @@ def state_from_data(data: Data) -> State:
         extended=bool(t.get("extended")), went_out=t.get("went_out"),
         concealed=bool(t.get("concealed")), partner_melded=bool(t.get("partner_melded")),
         stock_exhausted=bool(t.get("stock_exhausted")),
+        played=tuple(sorted(set(t.get("played") or []))),
     )
     return State(
         rules=rules, dealer=data.get("dealer", 0), scores=tuple(data["scores"]),
         hands=tuple(hands), hand_sizes=tuple(sizes), melds=melds,
         bonus=tuple(tuple(sorted(_cards(b))) for b in data["bonus_cards"]),
         pile=pile, stock=stock, stock_size=stock_size, turn=turn,
+        set_aside=tuple(sorted(_cards(data.get("set_aside") or ()))),
     )
 
 
@@ -330,6 +335,7 @@ def state_to_data(state: State) -> Data:
     t["asked"] = turn.asked
     t["asked_this_deal"] = list(turn.asked_this_deal)
     t["melded"] = list(turn.melded)
+    t["played"] = list(turn.played)
     if turn.started:
         t["started"] = [rank_code(r) for r in turn.started]
     if turn.extended:
@@ -351,6 +357,7 @@ def state_to_data(state: State) -> Data:
             "size": pile.size, "frozen": pile.frozen},
         "stock": _codes(state.stock) if state.stock is not None else {"size": state.stock_size},
         "turn": t,
+        **({"set_aside": _codes(state.set_aside)} if state.set_aside else {}),
     }
 
 

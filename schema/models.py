@@ -336,6 +336,9 @@ class Turn(BaseModel):
     stock_exhausted: bool = Field(
         False, description="The deal ended because the stock ran out."
     )
+    played: Seats = Field(
+        [], description="Seats that have finished a turn this deal (first-turn bonuses)."
+    )
 
 
 class State(BaseModel):
@@ -364,6 +367,10 @@ class State(BaseModel):
     )
     stock: CardsOrHidden = Field(description="Stock top first, or {size} when unknown.")
     turn: Turn = Field(description="Whose move and what the turn/deal must remember.")
+    set_aside: Cards = Field(
+        [], description="Cards out of play for the deal (Family Canasta's wild or red-three "
+        "upcards)."
+    )
 
 
 # --- actions -----------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ def all_cards(state: State) -> Counter[int]:
     c.update(state.pile.cards)
     c.update(state.stock)
     c.update(state.turn.held)
+    c.update(state.set_aside)
     return c
 
 

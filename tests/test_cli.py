@@ -41,7 +41,7 @@ def test_deal_is_reproducible(dealt: dict[str, Any]) -> None:
     _, again = run("deal", body={"seed": 42, "dealer": 3, "scores": [0, 1600]})
     assert again["state"] == dealt
     assert dealt["turn"] == {"seat": 0, "phase": "draw", "asked": None, "asked_this_deal": [],
-                             "melded": []}
+                             "melded": [], "played": []}
     _, other = run("deal", body={"seed": 43, "dealer": 3})
     assert other["state"]["hands"] != dealt["hands"]
 
