@@ -76,6 +76,6 @@ def deal(rules: RuleSet, seed: int | str = 0, dealer: int = 0,
         stock=rest,
         stock_size=len(rest),
         turn=Turn(order[0], DRAW),
-        set_aside=tuple(set_aside),
+        set_aside=tuple(sorted(set_aside)),
     )
     return state, events

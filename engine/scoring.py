@@ -59,6 +59,8 @@ def going_out_bonus(rules: RuleSet, turn: Any) -> int:
     """100 for going out; concealed 200 (pagat "Going Out"). German: Handcanasta (the side had
     not melded) 1,000, Blatt (out at once, the partner had melded) 200 (ASS p. 4)."""
     if rules.concealed_rule == "at_once" and turn.concealed:
+        if rules.first_turn_bonus and turn.went_out not in turn.played:
+            return rules.first_turn_bonus  # house rule: out at once after at most one draw
         if not turn.partner_melded:
             return rules.hand_canasta_bonus
         return rules.blatt_bonus

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..reasons import Refusal, UnknownRules
 from ..rules import Option, RuleSet
-from . import classic
+from . import canastra, classic, family, german
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,18 @@ VARIANTS: tuple[Variant, ...] = (
     Variant("classic", "Classic Canasta", ("canasta", "official"),
             "The 1950s standard game: 2 packs and 4 jokers, melds of one rank, one canasta to go out.",
             (2, 3, 4, 6), classic.OPTIONS, classic.build),
+    Variant("german", "Canasta (ASS Altenburger, German rules)", ("ass", "deutsch"),
+            "Classic as German tables play it: natural majority in melds, no pickup with a wild, "
+            "a last card to discard, Blatt and Hand canasta bonuses.",
+            (3, 4), german.OPTIONS, german.build),
+    Variant("canastra", "Canastra (Brazil)", ("brazilian-canastra",),
+            "Brazilian partnership game: any number of wild cards, pickups with a natural, "
+            "canastras 200/100, game to 3,000.",
+            (4,), canastra.OPTIONS, canastra.build),
+    Variant("family", "Family Canasta", ("familie",),
+            "A simpler game: draw two, no freezing, the pile only after the initial meld, "
+            "at most two wild cards a meld.",
+            (2, 3, 4), family.OPTIONS, family.build),
 )
 
 _BY_NAME = {name: v for v in VARIANTS for name in (v.id, *v.aliases)}
@@ -69,6 +81,8 @@ def _rules_cached(variant: str, key: tuple[tuple[str, Any, str], ...]) -> RuleSe
     resolved = _check_options(v, {k: val for k, val, _ in key})
     rules = v.build(resolved)
     # options as played: the derived defaults made explicit, so the same game has one identity
-    resolved.update(players=rules.players, sides=rules.sides, target=rules.target)
+    for name in ("players", "sides", "target"):
+        if name in resolved:
+            resolved[name] = getattr(rules, name)
     shown = tuple((k, val) for k, val in resolved.items())
     return replace(rules, id=v.id, options=shown)

@@ -1,0 +1,73 @@
+"""Brazilian Canastra as seed 003 describes it: same-rank melds, wild cards without a limit,
+the pile with at least one natural from the hand, canastra bonuses 200/100, game to 3,000."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ..rules import Option, RuleSet
+from .classic import CLASSIC
+from .classic import SOURCES as CLASSIC_SOURCES
+
+SEED = "seed 003"
+SOURCES: dict[str, str] = {
+    **CLASSIC_SOURCES,
+    "players": f"{SEED}: 'Spieler' (four in two partnerships)",
+    "deck": f"{SEED}: 'Kartendeck' (two packs and four jokers)",
+    "deal": f"{SEED}: 'Vorbereitung und Austeilen' 2-4 (11 cards; a wild or red three upcard "
+            "is buried in the stock)",
+    "turn": f"{SEED}: 'Ihr Zug'",
+    "melds": f"{SEED}: 'Ihr Zug' 2 (three or more of a rank, at least two natural)",
+    "melds.wilds": f"{SEED}: 'Ihr Zug' 2 (wild cards allowed, no maximum set)",
+    "canasta": f"{SEED}: 'Ihr Zug' 3 and 'Punktewertung' (clean 200, dirty 100)",
+    "initial_meld": f"{SEED}: 'Mindestanforderung für die erste Meldung'",
+    "pile.take": f"{SEED}: 'Ihr Zug' 1 (with at least one natural card from the hand)",
+    "pile.blocked": f"{SEED}: 'Kartendeck' (black threes are stoppers)",
+    "pile.frozen": f"{SEED}: 'Häufige Varianten: Einfrierregeln' (option freeze)",
+    "threes.red": f"{SEED}: 'Punktewertung' (100 each, 800 all four)",
+    "threes.black": f"{SEED}: 'Kartendeck' (stoppers; never melded)",
+    "going_out": f"{SEED}: 'Ausgehen' 1-2",
+    "going_out.ask": f"{SEED}: 'Ausgehen' 4 (once per hand; the answer binds)",
+    "going_out.concealed": f"{SEED}: 'Punktewertung' (200 when the hand goes down in one turn)",
+    "stock_exhausted": "VARIANTS.md canastra: a player who must draw from an empty stock ends the deal",
+    "scoring": f"{SEED}: 'Punktewertung'",
+    "target": f"{SEED}: 'Gewinnen' (3,000; sujo: exactly)",
+    "options": "VARIANTS.md: canastra, options",
+}
+
+CANASTRA = replace(
+    CLASSIC,
+    id="canastra",
+    title="Canastra (Brazil)",
+    max_wilds=99,
+    natural_canasta_bonus=200,
+    mixed_canasta_bonus=100,
+    upcard="bury",
+    freeze_on_wild=False,
+    freeze_on_red_three=False,
+    frozen_until_melded=False,
+    pile_add_alone=False,
+    pile_one_natural=True,
+    black_three_meld=False,
+    red_three_negative="never",
+    red_three_in_hand_penalty=0,
+    ask_once_per_deal=True,
+    stock_exhausted="end",
+    target=3000,
+    sources=tuple(SOURCES.items()),
+)
+
+OPTIONS: tuple[Option, ...] = (
+    Option("target", 3000, (2500, 3000, 5000, 7500, 10000), "Game target."),
+    Option("sujo", False, (False, True),
+           "The target must be hit exactly; a deal that would overshoot does not count."),
+    Option("ask_partner", True, (False, True), "A player may ask a partner \"may I go out?\"."),
+    Option("freeze", "none", ("none", "wild"),
+           "House rule: 'wild' freezes the pile while a wild card lies in it (natural pair only)."),
+)
+
+
+def build(options: dict[str, Any]) -> RuleSet:
+    return replace(CANASTRA, target=options["target"], sujo=options["sujo"],
+                   ask_partner=options["ask_partner"], freeze_on_wild=options["freeze"] == "wild")
