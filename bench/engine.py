@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import apply_action, deal, legal_actions, rules_for, state_to_data  # noqa: E402
+from engine import VARIANTS, apply_action, deal, legal_actions, rules_for, state_to_data  # noqa: E402
 from engine.rules import RuleSet  # noqa: E402
 from engine.state import State  # noqa: E402
 
@@ -91,17 +91,18 @@ def playouts(rules: RuleSet, deals: int, seed0: int) -> tuple[int, float]:
     return actions, time.perf_counter() - start
 
 
-def measure(variant: str, deals: int, playout_deals: int) -> dict[str, Any]:
-    rules = rules_for(variant)
+def measure(variant: str, deals: int, playout_deals: int,
+            options: dict[str, Any] | None = None) -> dict[str, Any]:
+    rules = rules_for(variant, options or {})
     corpus = collect(rules, deals, hoard=False, seed0=1) + collect(rules, deals, True, 10_001)
     wire = [json.dumps(state_to_data(s)) for s in corpus]
     legal = time_each(corpus, legal_actions)
     base = time_each(wire, lambda text: json.dumps(json.loads(text)))
-    sizes = [sum(s.hand_sizes[s.turn.seat] for _ in (0,)) for s in corpus]
+    sizes = [s.hand_sizes[s.turn.seat] for s in corpus]
     big = [t for t, n in zip(legal, sizes, strict=True) if n >= 30]
     n_actions, seconds = playouts(rules, playout_deals, seed0=50_001)
     return {
-        "variant": variant,
+        "variant": variant + "".join(f" {k}={v}" for k, v in (options or {}).items()),
         "corpus_states": len(corpus),
         "corpus_max_hand": max(sizes),
         "corpus_states_hand_30_plus": len(big),
@@ -125,18 +126,25 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--deals", type=int, default=40, help="deals per corpus kind")
     parser.add_argument("--playouts", type=int, default=200, help="deals of random playout")
-    parser.add_argument("--variant", default="classic")
+    parser.add_argument("--variant", help="one variant (default: every variant and player count)")
     args = parser.parse_args()
-    result = measure(args.variant, args.deals, args.playouts)
+    if args.variant:
+        configs = [(args.variant, {})]
+    else:
+        configs = [(v.id, o) for v in VARIANTS for o in v.configurations]
+    results = [measure(v, args.deals, args.playouts, o) for v, o in configs]
     if args.json:
-        print(json.dumps(result))
+        # the first (classic, or the one asked for) at the top level, every one under "variants"
+        print(json.dumps({**results[0], "variants": {r["variant"]: r for r in results}}))
         return
     goals = {"legal_actions_us_median": "<= 100", "legal_actions_us_p99": "<= 2000",
              "playout_actions_per_s": ">= 50000"}
-    width = max(len(k) for k in result)
-    print(f"{'figure':<{width}}  {'value':>12}  goal")
-    for key, value in result.items():
-        print(f"{key:<{width}}  {value!s:>12}  {goals.get(key, '')}")
+    keys = [k for k in results[0] if k != "variant"]
+    width = max(len(k) for k in keys)
+    print(f"{'figure':<{width}}  " + "  ".join(f"{r['variant']:>16}" for r in results) + "  goal")
+    for key in keys:
+        cells = "  ".join(f"{r[key]!s:>16}" for r in results)
+        print(f"{key:<{width}}  {cells}  {goals.get(key, '')}")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from itertools import combinations_with_replacement
 
-from .cards import JOKER, THREE, TWO, Counts, naturals_by_rank
+from .cards import JOKER, THREE, TWO, WILD_RANK, Counts, naturals_by_rank
 from .rules import RuleSet
 
 MeldInfo = dict[int, tuple[int, int]]
@@ -34,6 +34,20 @@ def rank_values(rules: RuleSet) -> list[int]:
 def _opt(rules: RuleSet, nat: list[int], jokers: int, melds: MeldInfo,
          values: list[int]) -> tuple[int, int]:
     """(points meldable from this hand onto/next to ``melds``, cards used), without threes."""
+    wilds = nat[TWO] + jokers
+    best = _opt_naturals(rules, nat, wilds, melds, values)
+    goal = rules.canasta_size
+    if rules.wild_meld == "complete" and WILD_RANK not in melds and wilds >= goal:
+        value, used, placed = _opt_naturals(rules, nat, wilds - goal, melds, values)
+        best = max(best, (value, used, placed + goal))  # seven wild cards as their own canasta
+    value, used, placed = best
+    j = min(jokers, placed)  # the jokers are the wild cards placed first (50 points, not 20)
+    return value + j * rules.card_values[JOKER] + (placed - j) * values[TWO], used + placed
+
+
+def _opt_naturals(rules: RuleSet, nat: list[int], wilds: int, melds: MeldInfo,
+                  values: list[int]) -> tuple[int, int, int]:
+    """(points of the naturals meldable, naturals used, wild cards placed with them)."""
     value = used = cap = 0
     pairs: list[int] = []
     for r in range(2, 13):
@@ -50,19 +64,13 @@ def _opt(rules: RuleSet, nat: list[int], jokers: int, melds: MeldInfo,
             cap += wild_cap(rules, n)
         elif n == 2 and wild_cap(rules, 2) > 0:
             pairs.append(r)
-    wilds = nat[TWO] + jokers
     if pairs and wilds:
         pairs.sort(key=lambda r: -values[r])
         for r in pairs[:wilds]:
             value += 2 * values[r]
             used += 2
             cap += wild_cap(rules, 2)
-    placed = min(wilds, cap)
-    if placed:
-        j = min(jokers, placed)
-        value += j * rules.card_values[JOKER] + (placed - j) * values[TWO]
-        used += placed
-    return value, used
+    return value, used, min(wilds, cap)
 
 
 def best_addition(rules: RuleSet, hand: Counts, melds: MeldInfo, keep: int) -> int:
@@ -127,15 +135,23 @@ def _meld_all(rules: RuleSet, nat: list[int], jokers: int, melds: MeldInfo,
             else:
                 size_cap.append((n, cap))
     wilds = nat[TWO] + jokers
-    if wilds < required:
-        return False
-    spare = wilds - required
-    if spare > sum(c for _, c in size_cap):
-        return False
     goal = rules.canasta_size
     have = sum(1 for s, _ in size_cap if s >= goal)
-    if THREE in melds or blacks:
-        have += 0  # black-three melds never reach seven cards
+    if WILD_RANK in melds and melds[WILD_RANK][1] >= goal:
+        have += 1
+    if _place_wilds(size_cap, wilds - required, have, canastas, goal) and wilds >= required:
+        return True
+    # seven wild cards as their own canasta (a house rule: pagat "Wild Card Melds")
+    return (rules.wild_meld == "complete" and WILD_RANK not in melds
+            and wilds - goal >= required
+            and _place_wilds(size_cap, wilds - goal - required, have + 1, canastas, goal))
+
+
+def _place_wilds(size_cap: list[tuple[int, int]], spare: int, have: int, canastas: int,
+                 goal: int) -> bool:
+    """Can ``spare`` wild cards all be placed, completing canastas up to ``canastas``?"""
+    if spare < 0 or spare > sum(c for _, c in size_cap):
+        return False
     if have >= canastas:
         return True
     needs = sorted(goal - s for s, c in size_cap if s < goal and goal - s <= c)

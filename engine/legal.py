@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import overload
 
 from . import feasible
-from .cards import JOKER, THREE, TWO, is_natural
+from .cards import JOKER, THREE, TWO, WILD_RANK, is_natural
 from .play import (
     Ctx,
     NeedsHiddenInfo,
@@ -169,7 +169,7 @@ def _play_actions(ctx: Ctx) -> LegalActions:
     assert hand is not None
     wilds = _wild_sets(ctx)
     blocks: list[Block] = []
-    fast = ctx.opened and not ctx.must_out and not ctx.rules.natural_majority
+    fast = ctx.opened and not ctx.must_out
     if fast or _melds_possible(ctx):
         _melds(ctx, wilds, blocks, head, fast)
     if ctx.hand_size >= 2 and not ctx.must_out and (ctx.opened or not turn.pending):
@@ -228,6 +228,7 @@ def _melds(ctx: Ctx, wilds: list[tuple[int, ...]], blocks: list[Block], judged: 
         first_of[k] = min(first_of[k], first_of[k + 1])
     top = len(wilds[-1])
     spare = ctx.hand_size - 2  # cards a meld may take and still leave one to discard, one to keep
+    majority = ctx.rules.natural_majority
     melds = ctx.melds
     for rank in range(2, 13):
         n_have = nat[rank]
@@ -235,14 +236,17 @@ def _melds(ctx: Ctx, wilds: list[tuple[int, ...]], blocks: list[Block], judged: 
         if existing is None:
             if n_have < 2:
                 continue
-            room, low = max_w, 2
+            room, low, have_n, have_w = max_w, 2, 0, 0
         else:
             room, low = max_w - existing.wilds, 0
+            have_n, have_w = existing.naturals, existing.wilds
         segments: list[tuple[int, int, int]] = []
         count = 0
         for n in range(low, n_have + 1):
             lo = max(0, (3 - n) if existing is None else (1 if n == 0 else 0))
             hi = min(room, top)
+            if majority:  # naturals must outnumber wilds in the resulting meld (ASS p. 2)
+                hi = min(hi, n + have_n - 1 - have_w)
             if lo > hi:
                 continue
             cut = min(hi, spare - n) if fast else lo - 1
@@ -260,6 +264,8 @@ def _melds(ctx: Ctx, wilds: list[tuple[int, ...]], blocks: list[Block], judged: 
                         judged.append(a)
         if count:
             blocks.append((rank, segments, count))
+    if ctx.rules.wild_meld != "none":
+        _wild_melds(ctx, judged)
     blacks = nat[THREE]
     if blacks:
         have = melds[THREE].naturals if THREE in melds else 0
@@ -267,6 +273,20 @@ def _melds(ctx: Ctx, wilds: list[tuple[int, ...]], blocks: list[Block], judged: 
         for n in range(1, blacks + 1):
             if 3 <= have + n <= 4:
                 a = Action("meld", tuple(threes[:n]), THREE, None, None, seat)
+                if isinstance(_judge_meld(ctx, a), Plan):
+                    judged.append(a)
+
+
+def _wild_melds(ctx: Ctx, judged: list[Action]) -> None:
+    """Melds of wild cards only (where the variant allows them): every count of twos and jokers."""
+    assert ctx.nat is not None and ctx.hand is not None
+    twos = ctx.cards_of_rank(TWO)
+    have = ctx.melds[WILD_RANK].size if WILD_RANK in ctx.melds else 0
+    goal = ctx.rules.canasta_size
+    for t in range(len(twos) + 1):
+        for j in range(ctx.hand[JOKER] + 1):
+            if t + j > 0 and (have + t + j >= 3) and have + t + j <= goal:
+                a = Action("meld", tuple(twos[:t]) + (JOKER,) * j, WILD_RANK, None, None, ctx.seat)
                 if isinstance(_judge_meld(ctx, a), Plan):
                     judged.append(a)
 

@@ -134,6 +134,16 @@ def _add(hand: Counts, cards: tuple[int, ...]) -> Counts:
 
 def meld_shape_refusal(rules: Any, rank: int, naturals: int, wilds: int) -> Refusal | None:
     """Is a meld of this many naturals and wilds allowed (pagat "Melds in Classic Canasta")?"""
+    if rank == WILD_RANK:  # wild cards only: a house rule (pagat "Wild Card Melds")
+        if rules.wild_meld == "none":
+            return _r("WILD_MELD_NOT_ALLOWED")
+        if rules.wild_meld == "complete" and wilds != rules.canasta_size:
+            return _r("WILD_MELD_SEVEN_AT_ONCE", size=rules.canasta_size)
+        if wilds < 3:
+            return _r("MELD_TOO_SMALL")
+        if wilds > rules.canasta_size:
+            return _r("MELD_TOO_BIG", max=rules.canasta_size)
+        return None
     if rank == THREE:
         if wilds or not 3 <= naturals <= 4:
             return _r("BLACK_THREES_ONLY_WHEN_GOING_OUT")
@@ -204,7 +214,7 @@ def _finish_refusal(ctx: Ctx, hand: Counts | None, size: int, melds: dict[int, M
     if size == 0:
         if not ctx.go_ok:
             return _r("PARTNER_SAID_NO")
-        if took_pile or held:
+        if took_pile or held or not rules.concealed_waives_minimum:
             return _r("INITIAL_MELD_TOO_LOW", required=ctx.minimum, offered=points)
         if _canastas(rules, melds) < ctx.need:
             return _r("CANNOT_GO_OUT_WITHOUT_CANASTA", needed=ctx.need)
@@ -222,7 +232,8 @@ def _finish_refusal(ctx: Ctx, hand: Counts | None, size: int, melds: dict[int, M
                     rules, _add(hand, held_cards), info, ctx.need, must_discard):
                 return None
         elif feasible.can_meld_out(rules, hand, info, ctx.need, must_discard,
-                                   minimum=ctx.minimum if took_pile else 0,
+                                   minimum=ctx.minimum if took_pile or not
+                                   rules.concealed_waives_minimum else 0,
                                    points_so_far=points):
             return None
     if must_out:
@@ -290,6 +301,8 @@ def _judge_take(ctx: Ctx, action: Action) -> Plan | Refusal:
     top = pile.top
     if pile.size == 0 or top is None:
         return _r("PILE_EMPTY")
+    if state.stock_size == 0 and rules.stock_exhausted != "continue":
+        return _r("STOCK_EXHAUSTED")  # the deal ends when the stock is used up
     if is_wild(top):
         return _r("PILE_BLOCKED_BY_WILD")
     if is_black_three(top) and rules.black_three_blocks:
@@ -363,7 +376,11 @@ def _resolve_rank(ctx: Ctx, action: Action) -> int | Refusal:
     if len(ranks) > 1:
         return _r("NOT_A_VALID_MELD", cards=_codes(action.cards))
     if action.rank == WILD_RANK:
-        return _r("WILD_MELD_NOT_ALLOWED")
+        if ctx.rules.wild_meld == "none":
+            return _r("WILD_MELD_NOT_ALLOWED")
+        if ranks:
+            return _r("NOT_A_VALID_MELD", cards=_codes(action.cards))
+        return WILD_RANK
     if ranks:
         rank = ranks.pop()
         if action.rank is not None and action.rank != rank:
@@ -389,7 +406,7 @@ def _judge_meld(ctx: Ctx, action: Action) -> Plan | Refusal:
     if rank == THREE and not rules.black_three_meld:
         return _r("BLACK_THREES_NOT_MELDABLE")
     existing = ctx.melds.get(rank)
-    if existing is None and all(is_wild(c) for c in action.cards):
+    if existing is None and rank != WILD_RANK and all(is_wild(c) for c in action.cards):
         return _r("TOO_FEW_NATURALS", min=rules.min_naturals)
     meld = existing.plus(action.cards) if existing else Meld.of(rank, action.cards)
     bad = meld_shape_refusal(rules, rank, meld.naturals, meld.wilds)
@@ -419,7 +436,8 @@ def _judge_discard(ctx: Ctx, action: Action) -> Plan | Refusal:
     left = ctx.hand_size - 1
     # melds short of the minimum: no discard, unless it goes out concealed after drawing from
     # the stock, where the minimum does not apply (pagat "Initial Meld Requirement")
-    if not ctx.opened and turn.pending and (left or turn.took_pile or turn.held_size):
+    if not ctx.opened and turn.pending and (left or turn.took_pile or turn.held_size
+                                            or not ctx.rules.concealed_waives_minimum):
         return _r("INITIAL_MELD_TOO_LOW", required=ctx.minimum, offered=ctx.pending_points)
     if left == 0:
         if not ctx.go_ok:
@@ -657,7 +675,9 @@ def _build_draw(state: State, events: list[Event]) -> tuple[State, list[Event]]:
             pos += 1
             if is_red_three(card):
                 reds.append(card)
-                if pos == len(stock):  # a red three as the last card ends the deal at once
+                # a red three as the last card ends the deal at once (pagat "Going Out"),
+                # or the player finishes his turn where the deal ends after it (seed 002)
+                if pos == len(stock) and rules.stock_exhausted != "end_after_turn":
                     ended = True
                 continue
             drawn_list.append(card)

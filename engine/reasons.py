@@ -21,6 +21,8 @@ CODES: dict[str, tuple[str, str, str]] = {
                        "The stock is empty and the pile fits a meld of your side: you must take it.",
                        "Der Stapel ist leer und die Abwurfkarte passt zu einer eurer Meldungen: "
                        "du musst den Ablagestapel nehmen."),
+    "STOCK_EXHAUSTED": ("stock_exhausted", "The stock is used up: the deal ends (draw to end it).",
+                        "Der Stapel ist aufgebraucht: die Runde endet (ziehen beendet sie)."),
     "PILE_EMPTY": ("pile.take", "There is no discard pile to take.",
                    "Es gibt keinen Ablagestapel zum Nehmen."),
     "PILE_BLOCKED_BY_WILD": ("pile.blocked", "Nobody may take the pile while a wild card is on top.",
@@ -76,6 +78,11 @@ CODES: dict[str, tuple[str, str, str]] = {
                                       "In jeder Meldung muss es mehr natürliche als wilde Karten geben."),
     "WILD_MELD_NOT_ALLOWED": ("melds", "A meld of wild cards only is not allowed.",
                               "Eine Meldung nur aus wilden Karten ist nicht erlaubt."),
+    "WILD_MELD_SEVEN_AT_ONCE": ("melds", "A meld of wild cards is laid as {size} wild cards at once.",
+                                "Eine Meldung aus wilden Karten wird mit {size} wilden Karten auf "
+                                "einmal ausgelegt."),
+    "MELD_TOO_BIG": ("melds", "A meld holds at most {max} cards.",
+                     "Eine Meldung hat höchstens {max} Karten."),
     "BLACK_THREES_ONLY_WHEN_GOING_OUT": (
         "threes.black", "Black threes are melded only when going out, three or four without wilds.",
         "Schwarze Dreien darf man nur beim Ausmachen melden, drei oder vier ohne wilde Karten."),

@@ -110,6 +110,9 @@ class RuleSet:
     first_turn_bonus: int = 0  # German house rule: going out at once on the first turn
     ask_once_per_deal: bool = False
     sujo: bool = False  # the target must be hit exactly
+    concealed_waives_minimum: bool = True  # going out concealed after a stock draw
+    wild_meld: str = "none"  # none | complete (seven wild cards laid at once) | grow (3 to 7)
+    wild_canasta_bonus: int = 0
 
     def side_of(self, seat: int) -> int:
         return seat % self.sides

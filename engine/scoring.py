@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import is_red_three
+from .cards import WILD_RANK, is_red_three
 from .rules import RuleSet
 from .state import State
 
@@ -58,7 +58,7 @@ def red_three_points(rules: RuleSet, count: int) -> int:
 def going_out_bonus(rules: RuleSet, turn: Any) -> int:
     """100 for going out; concealed 200 (pagat "Going Out"). German: Handcanasta (the side had
     not melded) 1,000, Blatt (out at once, the partner had melded) 200 (ASS p. 4)."""
-    if rules.concealed_rule == "at_once" and turn.concealed:
+    if rules.hand_canasta_bonus and turn.concealed:
         if rules.first_turn_bonus and turn.went_out not in turn.played:
             return rules.first_turn_bonus  # house rule: out at once after at most one draw
         if not turn.partner_melded:
@@ -77,7 +77,10 @@ def score_side(state: State, side: int) -> dict[str, int]:
     canasta = 0
     for m in melds:
         if m.size >= rules.canasta_size:
-            canasta += rules.natural_canasta_bonus if m.wilds == 0 else rules.mixed_canasta_bonus
+            if m.rank == WILD_RANK:
+                canasta += rules.wild_canasta_bonus
+            else:
+                canasta += rules.natural_canasta_bonus if m.wilds == 0 else rules.mixed_canasta_bonus
     hand_cards = 0
     reds_in_hand = 0
     for seat in seats:

@@ -152,7 +152,8 @@ def validate_data(data: Data) -> list[Problem]:
         for j, code in enumerate(pile):
             card = parse_card(code)
             seen.append((card, f"/discard/{j}"))
-            if is_red_three(card) and (plain_below or j == len(pile) - 1):
+            if is_red_three(card) and (plain_below or j == len(pile) - 1
+                                       or rules.upcard != "cover"):
                 add(Problem("RED_THREE_IN_PILE", f"/discard/{j}"))
             if not (is_wild(card) or is_red_three(card)):
                 plain_below = True

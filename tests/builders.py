@@ -51,7 +51,7 @@ def table(hands: dict[int, list[str]] | None = None, *,
           discard: Sequence[str] = (), stock_top: Sequence[str] = (),
           stock: Sequence[str] | None = None, rest_to: int | None = None,
           bonus: Sequence[Sequence[str]] = ((), ()),
-          turn: Data | None = None, scores: Sequence[int] = (0, 0), dealer: int = 3,
+          turn: Data | None = None, scores: Sequence[int] = (0, 0), dealer: int | None = None,
           filler: int = 3, variant: str = "classic", options: Data | None = None,
           set_aside: Sequence[str] = ()) -> Data:
     """A complete, valid state (four-player classic unless ``variant``/``options`` say else).
@@ -64,6 +64,7 @@ def table(hands: dict[int, list[str]] | None = None, *,
     answer = api.variant(variant, options or {})
     players, sides = answer["rules"]["players"], answer["rules"]["sides"]
     deck = deck_of(answer["rules"]["packs"])
+    dealer = players - 1 if dealer is None else dealer
     melds = list(melds) + [()] * (sides - len(melds))
     bonus = list(bonus) + [()] * (sides - len(bonus))
     scores = list(scores) + [0] * (sides - len(scores))
@@ -78,7 +79,8 @@ def table(hands: dict[int, list[str]] | None = None, *,
     for pend in (turn or {}).get("pending") or []:
         used.update(pend["cards"])
     used.update((turn or {}).get("held") or [])
-    used.update(bonus_lists[0] + bonus_lists[1])
+    for cards in bonus_lists:
+        used.update(cards)
     used.update(discard)
     used.update(stock_top)
     if stock is not None:

@@ -114,3 +114,13 @@ def test_every_code_has_both_messages() -> None:
 
     for code, (rule, en, de) in CODES.items():
         assert rule and en and de and en != de, code
+
+
+def test_readme_variants_table_is_current() -> None:
+    """The README's table of variants is generated from the rule tables (python -m engine.tables)."""
+    from pathlib import Path
+
+    from engine.tables import readme_block
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    assert readme_block() in readme, "run `python -m engine.tables` and paste it into README.md"

@@ -1,36 +1,67 @@
-"""Property tests over seeded random playouts of whole deals (issue 2, "How it is shown").
+"""Property tests over seeded random playouts of whole deals (issue 2, "How it is shown"), for
+every variant, player count and option that changes play (issue 3).
 
-``CANASTA_PLAYOUTS`` sets the number of deals (default 1,000; CI runs the default).
+``CANASTA_PLAYOUTS`` sets the number of deals of four-player Classic (default 1,000); every other
+configuration plays a tenth of that.
 """
 
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import pytest
 
-from engine import rules_for
+from engine import VARIANTS, rules_for
 from tests.playout import playout
 
 DEALS = int(os.environ.get("CANASTA_PLAYOUTS", "1000"))
 CHUNK = 50
 
+# every variant and player count, and every option that changes play
+CONFIGS: list[tuple[str, dict[str, Any]]] = [(v.id, o) for v in VARIANTS for o in v.configurations]
+CONFIGS += [
+    ("classic", {"natural_majority": True}),
+    ("classic", {"pile_needs_natural_pair": True}),
+    ("classic", {"ask_partner": False}),
+    ("german", {"hand_canasta_low": True}),
+    ("canastra", {"freeze": "wild"}),
+    ("canastra", {"ask_partner": False}),
+    ("classic", {"wild_canasta": 2000}),
+    ("german", {"joker_canasta": 1000}),
+]
 
-@pytest.mark.parametrize("start", range(0, DEALS, CHUNK))
-def test_random_playouts_keep_every_invariant(start: int) -> None:
+
+def _deals(variant: str, options: dict[str, Any]) -> int:
+    main = variant == "classic" and options.get("players", 4) == 4 and len(options) <= 1
+    return DEALS if main else max(10, DEALS // 20)
+
+
+CASES = [(v, o, start) for v, o in CONFIGS for start in range(0, _deals(v, o), CHUNK)]
+
+
+@pytest.mark.parametrize(("variant", "options", "start"), CASES,
+                         ids=[f"{v}-{'-'.join(f'{k}={x}' for k, x in o.items()) or 'default'}-{s}"
+                              for v, o, s in CASES])
+def test_random_playouts_keep_every_invariant(variant: str, options: dict[str, Any],
+                                               start: int) -> None:
     """No card lost or created, the seat to move always has a legal action until the deal
     ends, every listed action applies, random unlisted ones are refused with a code, listing
     does not change the state, the state validates and round-trips, breakdowns sum."""
-    rules = rules_for("classic")
-    for seed in range(start, min(start + CHUNK, DEALS)):
+    rules = rules_for(variant, options)
+    for seed in range(start, min(start + CHUNK, _deals(variant, options))):
         for _ in playout(rules, seed):
             pass
 
 
-@pytest.mark.parametrize("seed", range(10_000, 10_000 + max(4, DEALS // 50)))
-def test_legal_actions_are_exactly_what_apply_accepts(seed: int) -> None:
+@pytest.mark.parametrize(("variant", "options"), CONFIGS,
+                         ids=[f"{v}-{'-'.join(f'{k}={x}' for k, x in o.items()) or 'default'}"
+                              for v, o in CONFIGS])
+def test_legal_actions_are_exactly_what_apply_accepts(variant: str, options: dict[str, Any]) -> None:
     """Exhaustive closure on whole deals: every candidate action of every class (any count
     of naturals, twos and jokers of any rank, any pickup of zero to three cards, any discard)
     is accepted by apply if and only if its class is listed."""
-    for _ in playout(rules_for("classic"), seed, exhaustive=True):
-        pass
+    rules = rules_for(variant, options)
+    for seed in range(10_000, 10_000 + max(3, DEALS // 200)):
+        for _ in playout(rules, seed, exhaustive=True):
+            pass

@@ -22,6 +22,19 @@ class Variant:
     options: tuple[Option, ...]
     build: Callable[[dict[str, Any]], RuleSet]
 
+    @property
+    def configurations(self) -> tuple[dict[str, Any], ...]:
+        """The player counts (and six-player sides) this variant is played with."""
+        out: list[dict[str, Any]] = []
+        for players in self.players:
+            if len(self.players) == 1:
+                out.append({})
+            elif players == 6:
+                out += [{"players": 6, "sides": 3}, {"players": 6, "sides": 2}]
+            else:
+                out.append({"players": players})
+        return tuple(out)
+
 
 VARIANTS: tuple[Variant, ...] = (
     Variant("classic", "Classic Canasta", ("canasta", "official"),

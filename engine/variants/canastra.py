@@ -55,6 +55,9 @@ CANASTRA = replace(
     ask_once_per_deal=True,
     stock_exhausted="end",
     target=3000,
+    one_card_pile_rule=False,
+    concealed_waives_minimum=False,
+    concealed_rule="at_once",
     sources=tuple(SOURCES.items()),
 )
 

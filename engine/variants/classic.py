@@ -89,6 +89,8 @@ OPTIONS: tuple[Option, ...] = (
            "House rule: an unfrozen pile is taken only with a natural pair or by adding to a meld."),
     Option("red_three_card_points", 0, (0, 5), "House rule: red threes also count 5 card points."),
     Option("ask_partner", True, (False, True), "A player may ask a partner \"may I go out?\"."),
+    Option("wild_canasta", 0, (0, 1000, 2000),
+           "House rule: a canasta of seven wild cards laid at once, with this bonus (0: not allowed)."),
 )
 
 
@@ -110,11 +112,11 @@ def build(options: dict[str, Any]) -> RuleSet:
                         ask_partner=False)
     elif players == 6:
         rules = replace(rules, players=6, sides=natural_sides, packs=3, jokers=6, hand_size=13,
-                        canastas_to_go_out=2, target=7500 if sides == 3 else 10000,
+                        canastas_to_go_out=2, target=7500 if natural_sides == 3 else 10000,
                         red_three_bonus_all=((5, 1000), (6, 1200)))
     target = options["target"] or rules.target
     minimums = rules.initial_minimums
-    if target >= 10000:
+    if players == 6 and target >= 10000:  # pagat "Canasta for Six Players"
         minimums = minimums + ((7500, 150),)
     return replace(
         rules,
@@ -124,4 +126,6 @@ def build(options: dict[str, Any]) -> RuleSet:
         pile_natural_and_wild=not options["pile_needs_natural_pair"],
         red_three_card_points=options["red_three_card_points"],
         ask_partner=rules.ask_partner and options["ask_partner"],
+        wild_meld="complete" if options["wild_canasta"] else "none",
+        wild_canasta_bonus=options["wild_canasta"],
     )

@@ -51,6 +51,8 @@ FAMILY = replace(
     ask_partner=False,
     stock_exhausted="end_after_turn",
     red_three_in_hand_penalty=0,
+    one_card_pile_rule=False,
+    concealed_waives_minimum=False,
     sources=tuple(SOURCES.items()),
 )
 

@@ -53,6 +53,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("red_three_card_points", 0, (0, 5), "House rule: red threes also count 5 card points."),
     Option("hand_canasta_low", False, (False, True),
            "House rule: Handcanasta 200, and going out at once on the first turn 300."),
+    Option("joker_canasta", 0, (0, 1000),
+           "House rule: a Joker-Canasta of seven wild cards laid at once, with this bonus (0: none)."),
 )
 
 
@@ -63,4 +65,6 @@ def build(options: dict[str, Any]) -> RuleSet:
     if options["hand_canasta_low"]:
         rules = replace(rules, hand_canasta_bonus=200, first_turn_bonus=300)
     return replace(rules, target=options["target"] or rules.target,
-                   red_three_card_points=options["red_three_card_points"])
+                   red_three_card_points=options["red_three_card_points"],
+                   wild_meld="complete" if options["joker_canasta"] else "none",
+                   wild_canasta_bonus=options["joker_canasta"])
