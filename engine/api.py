@@ -84,7 +84,8 @@ def variant(variant_id: str, options: Data | None = None) -> Data:
         raise _rules_error(exc, "", "en") from None
     return {"id": v.id, "title": v.title, "aliases": list(v.aliases), "summary": v.summary,
             "players": list(v.players), "fingerprint": rules.fingerprint,
-            "options": [o.as_dict() for o in v.options], "rules": rules.table()}
+            "options": [o.as_dict() for o in v.options], "rules": rules.table(),
+            "sections": rules.sections()}
 
 
 def deal(req: Data, lang: str = "en") -> Data:

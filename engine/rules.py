@@ -174,8 +174,42 @@ class RuleSet:
             out[f.name] = value
         return out
 
+    def sections(self) -> list[dict[str, Any]]:
+        """The table by rule family, each with its source (seed file and section)."""
+        table = self.table()
+        return [{"name": name, "source": self.source(key),
+                 "rules": {f: table[f] for f in names}} for name, key, names in SECTIONS]
+
     @cached_property
     def fingerprint(self) -> str:
         """A stable hash of the table and options: the ruleset's identity in caches."""
         blob = json.dumps(self.table(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+# (section, rule key of its source, fields) for ``RuleSet.sections``
+SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("players and sides", "players", ("players", "sides")),
+    ("deck and card values", "deck", ("packs", "jokers", "card_values")),
+    ("deal", "deal", ("hand_size", "upcard")),
+    ("turn", "turn", ("draw_count",)),
+    ("melds", "melds", ("min_naturals", "black_three_meld", "wild_meld")),
+    ("wild cards in melds", "melds.wilds", ("max_wilds", "natural_majority")),
+    ("canastas", "canasta", ("canasta_size", "natural_canasta_bonus", "mixed_canasta_bonus",
+                             "wild_canasta_bonus")),
+    ("initial meld", "initial_meld", ("initial_minimums", "concealed_waives_minimum")),
+    ("taking the discard pile", "pile.take", ("pile_natural_and_wild", "pile_add_alone",
+                                              "pile_one_natural", "pile_needs_melded",
+                                              "black_three_blocks", "one_card_pile_rule")),
+    ("frozen pile", "pile.frozen", ("freeze_on_wild", "freeze_on_red_three",
+                                    "frozen_until_melded")),
+    ("red threes", "threes.red", ("red_three_bonus", "red_three_bonus_all", "red_three_card_points",
+                                  "red_three_negative", "red_three_in_hand_penalty")),
+    ("going out", "going_out", ("canastas_to_go_out", "must_discard_to_go_out", "going_out_bonus")),
+    ("going out concealed", "going_out.concealed", ("concealed_bonus", "concealed_rule",
+                                                    "blatt_bonus", "hand_canasta_bonus",
+                                                    "first_turn_bonus")),
+    ("may I go out?", "going_out.ask", ("ask_partner", "ask_once_per_deal")),
+    ("end of the stock", "stock_exhausted", ("stock_exhausted", "stock_exhausted_penalty")),
+    ("game", "target", ("target", "sujo")),
+)

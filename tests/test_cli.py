@@ -124,3 +124,17 @@ def test_readme_variants_table_is_current() -> None:
 
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     assert readme_block() in readme, "run `python -m engine.tables` and paste it into README.md"
+
+
+def test_rule_table_sections_cover_every_rule_with_a_source() -> None:
+    """Every parameter of every variant's table sits in one section that names its source."""
+    from engine import VARIANTS, api
+
+    for v in VARIANTS:
+        answer = api.variant(v.id)
+        rules = answer["rules"]
+        placed = [f for section in answer["sections"] for f in section["rules"]]
+        assert len(placed) == len(set(placed))
+        assert set(placed) == set(rules) - {"id", "title", "version", "options", "sources"}, v.id
+        for section in answer["sections"]:
+            assert section["source"], (v.id, section["name"])

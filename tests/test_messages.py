@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import random
 
-from engine import IllegalAction, apply_action, rules_for
+import pytest
+
+from engine import VARIANTS, IllegalAction, apply_action, rules_for
 from engine.play import NeedsHiddenInfo
 from tests.playout import every_candidate, playout
 
 
-def test_refusal_messages_are_complete() -> None:
-    rules = rules_for("classic")
+@pytest.mark.parametrize("variant", [v.id for v in VARIANTS])
+def test_refusal_messages_are_complete(variant: str) -> None:
+    """Each variant cites its own sources for the refusals met in its play."""
+    rules = rules_for(variant)
     rng = random.Random(1)
     seen: set[str] = set()
     for seed in range(30):
