@@ -21,7 +21,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# this file is bench/engine.py: its folder must not hide the engine package
+sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+if "PYTHONPATH" not in __import__("os").environ:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+else:  # the compiled engine's folder first, then the project (for anything not compiled)
+    sys.path.append(str(Path(__file__).resolve().parent.parent))
 
 from engine import VARIANTS, apply_action, deal, legal_actions, rules_for, state_to_data  # noqa: E402
 from engine.rules import RuleSet  # noqa: E402
@@ -121,30 +126,79 @@ def measure(variant: str, deals: int, playout_deals: int,
     }
 
 
+def run_all(configs: list[tuple[str, dict[str, Any]]], deals: int,
+            playouts: int) -> list[dict[str, Any]]:
+    return [measure(v, deals, playouts, o) for v, o in configs]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--deals", type=int, default=40, help="deals per corpus kind")
     parser.add_argument("--playouts", type=int, default=200, help="deals of random playout")
     parser.add_argument("--variant", help="one variant (default: every variant and player count)")
+    parser.add_argument("--compiled", action="store_true",
+                        help="also measure the engine compiled with mypyc (bench/compiled.py), "
+                             "in a second process of the same run")
+    parser.add_argument("--raw", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.variant:
         configs = [(args.variant, {})]
     else:
         configs = [(v.id, o) for v in VARIANTS for o in v.configurations]
-    results = [measure(v, args.deals, args.playouts, o) for v, o in configs]
+    results = run_all(configs, args.deals, args.playouts)
+    build = "mypyc" if engine_is_compiled() else "python"
+    for r in results:
+        r["build"] = build
+    if args.raw:
+        print(json.dumps(results))
+        return
+    if args.compiled:
+        results += compiled_results(args)
     if args.json:
         # the first (classic, or the one asked for) at the top level, every one under "variants"
-        print(json.dumps({**results[0], "variants": {r["variant"]: r for r in results}}))
+        top = results[-len(results) // (2 if args.compiled else 1)] if args.compiled else results[0]
+        print(json.dumps({**top, "variants": {f"{r['variant']} [{r['build']}]": r
+                                              for r in results}}))
         return
     goals = {"legal_actions_us_median": "<= 100", "legal_actions_us_p99": "<= 2000",
              "playout_actions_per_s": ">= 50000"}
-    keys = [k for k in results[0] if k != "variant"]
+    keys = [k for k in results[0] if k not in ("variant", "build")]
     width = max(len(k) for k in keys)
-    print(f"{'figure':<{width}}  " + "  ".join(f"{r['variant']:>16}" for r in results) + "  goal")
+    print(f"{'figure':<{width}}  " + "  ".join(f"{r['variant']:>22}" for r in results) + "  goal")
+    print(f"{'build':<{width}}  " + "  ".join(f"{r['build']:>22}" for r in results))
     for key in keys:
-        cells = "  ".join(f"{r[key]!s:>16}" for r in results)
+        cells = "  ".join(f"{r[key]!s:>22}" for r in results)
         print(f"{key:<{width}}  {cells}  {goals.get(key, '')}")
+
+
+def engine_is_compiled() -> bool:
+    import engine.play
+
+    return not engine.play.__file__.endswith(".py")
+
+
+def compiled_results(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The same figures from the mypyc-compiled engine, measured in a second process."""
+    import importlib.util
+    import subprocess
+    import tempfile
+
+    spec = importlib.util.spec_from_file_location("compiled", Path(__file__).with_name("compiled.py"))
+    assert spec is not None and spec.loader is not None
+    compiled = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(compiled)
+    build = compiled.build
+
+    with tempfile.TemporaryDirectory() as tmp:
+        where = build(Path(tmp) / "compiled")
+        cmd = [sys.executable, __file__, "--raw", "--deals", str(args.deals),
+               "--playouts", str(args.playouts)] + (["--variant", args.variant]
+                                                     if args.variant else [])
+        env = {**__import__("os").environ, "PYTHONPATH": str(where)}
+        out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
+    results: list[dict[str, Any]] = json.loads(out)
+    return results
 
 
 if __name__ == "__main__":

@@ -719,11 +719,11 @@ def apply_actions(state: State, actions: list[Action]) -> tuple[State, list[Even
     for index, action in enumerate(actions):
         try:
             state, more = apply_action(state, action)
-        except IllegalAction as exc:
-            exc.index = index
+        except IllegalAction as illegal:
+            illegal.index = index
             raise
-        except NeedsHiddenInfo as exc:
-            raise IllegalAction(exc.refusal, index) from None
+        except NeedsHiddenInfo as hidden:
+            raise IllegalAction(hidden.refusal, index) from None
         events.extend(more)
     return state, events
 
@@ -736,14 +736,14 @@ def check_actions(state: State, actions: list[Action]) -> tuple[int, Refusal] | 
         ctx = context(state)
         try:
             verdict = judge(ctx, action)
-        except NeedsHiddenInfo as exc:
-            return index, exc.refusal
+        except NeedsHiddenInfo as hidden:
+            return index, hidden.refusal
         if isinstance(verdict, Refusal):
             return index, verdict
         if index == len(actions) - 1:
             return None
         try:
             state, _ = build(ctx, verdict)
-        except NeedsHiddenInfo as exc:
-            return index + 1, exc.refusal
+        except NeedsHiddenInfo as hidden_later:
+            return index + 1, hidden_later.refusal
     return None
