@@ -98,9 +98,6 @@ CODES: dict[str, tuple[str, str, str]] = {
         "after discarding.",
         "Zum Ausmachen braucht euer Team {needed} Canasta(s); behalte nach dem Abwerfen "
         "mindestens eine Karte."),
-    "GOING_OUT_NOT_POSSIBLE": (
-        "going_out", "This would empty your hand, but you could not go out this turn.",
-        "Das würde deine Hand leeren, aber du könntest in diesem Zug nicht ausmachen."),
     "PARTNER_SAID_NO": ("going_out.ask", "Your partner said no: you may not go out this turn.",
                         "Dein Partner hat nein gesagt: du darfst in diesem Zug nicht ausmachen."),
     "MUST_GO_OUT": ("going_out.ask", "Your partner said yes: you must go out this turn.",
@@ -109,8 +106,6 @@ CODES: dict[str, tuple[str, str, str]] = {
                         "Du darfst \"Darf ich ausmachen?\" {why} fragen."),
     "ANSWER_NOT_EXPECTED": ("going_out.ask", "Nobody has asked to go out.",
                             "Niemand hat gefragt, ob er ausmachen darf."),
-    "TURN_NOT_FINISHABLE": ("turn", "After this the turn could not be finished legally.",
-                            "Danach ließe sich der Zug nicht regelgerecht beenden."),
     "NEEDS_HIDDEN_INFO": ("hidden", "This needs cards the request does not show: {what}.",
                           "Dafür fehlen Karten, die die Anfrage nicht zeigt: {what}."),
     "INVALID_STATE": ("state", "The state is not valid: {problems}.",

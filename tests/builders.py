@@ -206,3 +206,12 @@ def hand_of(state: Data, seat: int) -> list[str]:
 
 def events_of(answer: Data, kind: str) -> list[Data]:
     return [e for e in answer["events"] if e["type"] == kind]
+
+
+# cards and melds many tests share
+JACKS_CANASTA = meld("JS", "JS", "JH", "JH", "JD", "JD", "JC")  # a natural canasta, 7 x 10 = 70
+NINES = meld("9S", "9H", "9D")  # a plain three-card meld: the side has melded
+K3 = meld("KS", "KS", "KH")  # the side's king meld, not a canasta
+SEVEN_KINGS = ["KS", "KS", "KH", "KH", "KD", "KD", "KC"]
+SEVEN_FIVES = ["5S", "5S", "5H", "5H", "5D", "5D", "5C"]  # a natural canasta worth only 35
+JUNK = ["9C", "6C"]  # two unrelated singles: the hand keeps cards and cannot meld out

@@ -23,8 +23,12 @@ from tests.builders import (
     BLACK_THREES,
     DECK,
     DRAW,
+    JUNK,
+    K3,
+    NINES,
     PLAY,
     RED_THREES,
+    SEVEN_KINGS,
     Data,
     after,
     answer,
@@ -47,13 +51,7 @@ from tests.builders import (
 
 V = "canastra"
 
-# a side's canastra that is not the subject of a test: seven natural jacks
 JACKS_CANASTRA = meld("JS", "JS", "JH", "JH", "JD", "JD", "JC")
-# a plain three-card meld so that a side counts as having melded
-NINES = meld("9S", "9H", "9D")
-K3 = meld("KS", "KS", "KH")  # the side's king meld, not a canastra
-SEVEN_KINGS = ["KS", "KS", "KH", "KH", "KD", "KD", "KC"]
-JUNK = ["9C", "6C"]  # two unrelated singles: the hand keeps cards and cannot meld out
 
 
 def cst(hands: dict[int, list[str]] | None = None, **kwargs: Any) -> Data:

@@ -22,7 +22,12 @@ from engine import api
 from tests.builders import (
     ASK,
     DRAW,
+    JACKS_CANASTA,
+    JUNK,
+    K3,
+    NINES,
     PLAY,
+    SEVEN_KINGS,
     Data,
     after,
     answer,
@@ -49,15 +54,10 @@ THREE = {"players": 3}
 SIX_PAIRS = {"players": 6}               # three sides of two (the default for six)
 SIX_THREES = {"players": 6, "sides": 2}  # two sides of three
 
-JACKS_CANASTA = meld("JS", "JS", "JH", "JH", "JD", "JD", "JC")    # natural, 7 x 10 = 70
 QUEENS_CANASTA = meld("QS", "QS", "QH", "QH", "QD", "QD", "QC")   # natural, 7 x 10 = 70
-SEVEN_KINGS = ["KS", "KS", "KH", "KH", "KD", "KD", "KC"]
 SIX_KINGS = meld("KS", "KS", "KH", "KH", "KD", "KC")              # one short of a canasta
-K3 = meld("KS", "KS", "KH")
-NINES = meld("9S", "9H", "9D")
 PLAIN_MELDS = [NINES, meld("8S", "8H", "8D"), meld("7S", "7H", "7D")]  # one per side, any deck
 ONE_CARD = ["4C", "4D", "4H", "4S", "5C", "5D"]  # one low card (5) per seat
-JUNK = ["9C", "6C"]  # two unrelated singles: the hand keeps cards and cannot meld out
 
 DEFAULTS = {"natural_majority": False, "pile_needs_natural_pair": False,
             "red_three_card_points": 0, "ask_partner": True, "wild_canasta": 0}

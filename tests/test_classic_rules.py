@@ -23,8 +23,14 @@ from tests.builders import (
     BLACK_THREES,
     DECK,
     DRAW,
+    JACKS_CANASTA,
+    JUNK,
+    K3,
+    NINES,
     PLAY,
     RED_THREES,
+    SEVEN_FIVES,
+    SEVEN_KINGS,
     Data,
     after,
     answer,
@@ -45,11 +51,6 @@ from tests.builders import (
     take,
     takes_listed,
 )
-
-# a side's canasta that is not the subject of a test: seven natural jacks
-JACKS_CANASTA = meld("JS", "JS", "JH", "JH", "JD", "JD", "JC")
-# a plain three-card meld so that a side counts as having melded
-NINES = meld("9S", "9H", "9D")
 
 
 def dealt(seed: int, dealer: int = 0) -> Data:
@@ -483,7 +484,6 @@ def test_black_threes_not_melded_otherwise(hand: list[str], cards: list[str]) ->
 # 7. Canastas and their bonuses
 # =============================================================================================
 
-SEVEN_KINGS = ["KS", "KS", "KH", "KH", "KD", "KD", "KC"]
 
 
 @pytest.mark.parametrize("cards, melded, bonus", [
@@ -525,7 +525,6 @@ def test_wild_added_to_natural_canasta_makes_it_mixed() -> None:
 # 8. The initial meld
 # =============================================================================================
 
-JUNK = ["9C", "6C"]  # two unrelated singles: the hand keeps cards and cannot meld out
 
 # offers worth exactly each band's minimum, and just below it (card values only)
 OFFERS: dict[int, list[list[str]]] = {
@@ -684,7 +683,6 @@ def test_pile_cards_held_until_minimum_met() -> None:
 # 9. Going out
 # =============================================================================================
 
-K3 = meld("KS", "KS", "KH")  # the side's king meld, not a canasta
 
 
 @pytest.mark.parametrize("hand, actions", [
@@ -813,7 +811,6 @@ def test_ask_only_right_after_drawing_when_able_to_go_out(case: str) -> None:
 # 11. Going out concealed
 # =============================================================================================
 
-SEVEN_FIVES = ["5S", "5S", "5H", "5H", "5D", "5D", "5C"]  # a natural canasta worth only 35
 
 
 @pytest.mark.parametrize("hand, actions", [

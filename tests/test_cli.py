@@ -138,3 +138,18 @@ def test_rule_table_sections_cover_every_rule_with_a_source() -> None:
         assert set(placed) == set(rules) - {"id", "title", "version", "options", "sources"}, v.id
         for section in answer["sections"]:
             assert section["source"], (v.id, section["name"])
+
+
+def test_every_code_is_used_and_documented() -> None:
+    """No code without a rule that raises it, none missing from the README's list."""
+    from pathlib import Path
+
+    from engine.reasons import CODES
+
+    root = Path(__file__).resolve().parent.parent
+    source = "".join(p.read_text() for p in (root / "engine").rglob("*.py")
+                     if p.name != "reasons.py")
+    readme = (root / "README.md").read_text()
+    for code in CODES:
+        assert f'"{code}"' in source, f"{code} is never used"
+        assert f"`{code}`" in readme, f"{code} is not in the README"

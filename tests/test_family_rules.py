@@ -25,8 +25,13 @@ from tests.builders import (
     BLACK_THREES,
     DECK,
     DRAW,
+    JACKS_CANASTA,
+    JUNK,
+    K3,
+    NINES,
     PLAY,
     RED_THREES,
+    SEVEN_KINGS,
     Data,
     after,
     assert_legal,
@@ -48,13 +53,6 @@ from tests.builders import (
 
 V = "family"
 
-# a side's canasta that is not the subject of a test: seven natural jacks
-JACKS_CANASTA = meld("JS", "JS", "JH", "JH", "JD", "JD", "JC")
-# a plain three-card meld so that a side counts as having melded
-NINES = meld("9S", "9H", "9D")
-K3 = meld("KS", "KS", "KH")  # the side's king meld, not a canasta
-SEVEN_KINGS = ["KS", "KS", "KH", "KH", "KD", "KD", "KC"]
-JUNK = ["9C", "6C"]  # two unrelated singles: the hand keeps cards and cannot meld out
 
 
 def fam(hands: dict[int, list[str]] | None = None, **kwargs: Any) -> Data:

@@ -20,7 +20,13 @@ from engine import api
 from tests.builders import (
     ASK,
     DRAW,
+    JACKS_CANASTA,
+    JUNK,
+    K3,
+    NINES,
     PLAY,
+    SEVEN_FIVES,
+    SEVEN_KINGS,
     Data,
     after,
     assert_legal,
@@ -43,14 +49,6 @@ from tests.builders import (
 GERMAN = "german"
 THREE_PLAYERS = {"players": 3}
 
-# a side's canasta that is not the subject of a test: seven natural jacks
-JACKS_CANASTA = meld("JS", "JS", "JH", "JH", "JD", "JD", "JC")
-# a plain three-card meld so that a side counts as having melded
-NINES = meld("9S", "9H", "9D")
-K3 = meld("KS", "KS", "KH")  # the side's king meld, not a canasta
-SEVEN_KINGS = ["KS", "KS", "KH", "KH", "KD", "KD", "KC"]
-SEVEN_FIVES = ["5S", "5S", "5H", "5H", "5D", "5D", "5C"]  # a natural canasta worth only 35
-JUNK = ["9C", "6C"]  # two unrelated singles: the hand keeps cards and cannot meld out
 
 
 def gtable(hands: dict[int, list[str]] | None = None, **kwargs: Any) -> Data:
