@@ -19,12 +19,6 @@ THREE = 1  # rank index of the threes
 WILD_RANK = -1  # rank of a wild-card meld (Modern American)
 
 Counts = tuple[int, ...]
-EMPTY: Counts = (0,) * N_CARDS
-
-
-def rank_of(card: int) -> int:
-    """Rank index of a card; jokers have rank ``WILD_RANK``."""
-    return WILD_RANK if card == JOKER else card >> 2
 
 
 def is_wild(card: int) -> bool:
@@ -101,16 +95,6 @@ def add(counts: Counts, cards: Iterable[int]) -> Counts:
     return tuple(c)
 
 
-def remove(counts: Counts, cards: Iterable[int]) -> Counts | None:
-    """``counts`` minus ``cards``, or None if a card is missing."""
-    c = list(counts)
-    for card in cards:
-        if c[card] == 0:
-            return None
-        c[card] -= 1
-    return tuple(c)
-
-
 def naturals_by_rank(h: Counts) -> list[int]:
     """Number of cards of each rank index 0..12 (twos and threes included); unrolled, as it
     runs for every state."""
@@ -130,6 +114,3 @@ def naturals_by_rank(h: Counts) -> list[int]:
         h[48] + h[49] + h[50] + h[51],
     ]
 
-
-def sort_key(card: int) -> int:
-    return card

@@ -150,12 +150,6 @@ class RuleSet:
                 return v
         return ""
 
-    def option(self, name: str) -> Any:
-        for k, v in self.options:
-            if k == name:
-                return v
-        return None
-
     def table(self) -> dict[str, Any]:
         """The rule table as plain data (JSON-ready)."""
         out: dict[str, Any] = {}

@@ -45,10 +45,12 @@ class Pile(NamedTuple):
     frozen: bool  # frozen for everyone: a wild card or a red three lies in it
 
     @staticmethod
-    def of(cards: tuple[int, ...], freeze_on_wild: bool = True) -> Pile:
-        """A known pile; frozen for everyone while a red three (turned up at the deal) or, where
-        wild cards freeze it, a wild card lies in it (pagat "Frozen Discard Pile")."""
-        frozen = any((freeze_on_wild and is_wild(c)) or is_red_three(c) for c in cards)
+    def of(cards: tuple[int, ...], freeze_on_wild: bool = True,
+           freeze_on_red_three: bool = True) -> Pile:
+        """A known pile; frozen for everyone while a red three (turned up at the deal) or a wild
+        card lies in it, where these freeze it (pagat "Frozen Discard Pile")."""
+        frozen = any((freeze_on_wild and is_wild(c)) or (freeze_on_red_three and is_red_three(c))
+                     for c in cards)
         return Pile(cards, cards[-1] if cards else None, len(cards), frozen)
 
 

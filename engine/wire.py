@@ -280,7 +280,7 @@ def state_from_data(data: Data) -> State:
         pile = Pile(None, parse_card(top) if top is not None else None, pile_data["size"],
                     bool(pile_data.get("frozen")))
     else:
-        pile = Pile.of(_cards(pile_data), rules.freeze_on_wild)
+        pile = Pile.of(_cards(pile_data), rules.freeze_on_wild, rules.freeze_on_red_three)
     stock_data = data["stock"]
     stock = None if _is_hidden(stock_data) else _cards(stock_data)
     stock_size = stock_data["size"] if stock is None else len(stock)
