@@ -85,6 +85,9 @@ def best_addition(rules: RuleSet, hand: Counts, melds: MeldInfo, keep: int) -> i
     value, used = _opt(rules, nat, jokers, melds, values)
     if size - used >= keep:
         return value
+    cheap = _cheapest_kept(rules, nat, jokers, melds, values, keep - (size - used))
+    if cheap is not None:
+        return value - cheap
     # the best plan keeps some ``keep`` cards back: try every choice of them (rank or joker);
     # the best plan of the rest then leaves at least those
     classes = [r for r in range(13) if nat[r]] + ([13] if jokers else [])
@@ -106,6 +109,40 @@ def best_addition(rules: RuleSet, hand: Counts, melds: MeldInfo, keep: int) -> i
         if size - u >= keep and v > best:
             best = v
     return best
+
+
+def _cheapest_kept(rules: RuleSet, nat: list[int], jokers: int, melds: MeldInfo,
+                   values: list[int], need: int) -> int | None:
+    """Points lost by keeping ``need`` more cards back from the best plan, when the cheapest
+    cards it melds can simply stay in hand (extra naturals of a meld, or wild cards beyond what
+    the melds of two naturals need); None when that is not so and a search must decide."""
+    if rules.natural_majority or rules.wild_meld != "none":
+        return None
+    wilds = nat[TWO] + jokers
+    _, _, placed = _opt_naturals(rules, nat, wilds, melds, values)
+    pairs = [r for r in range(2, 13) if r not in melds and nat[r] == 2]
+    pairs_used = min(len(pairs), wilds) if wild_cap(rules, 2) > 0 else 0
+    used: list[int] = []
+    spare: list[int] = []
+    for r in range(2, 13):
+        n = nat[r]
+        if r in melds:
+            used += [values[r]] * n
+            spare += [values[r]] * n
+        elif n >= 3:
+            used += [values[r]] * n
+            spare += [values[r]] * (n - 3)
+    placed_jokers = min(jokers, placed)
+    placed_values = [values[TWO]] * (placed - placed_jokers) + [rules.card_values[JOKER]] * placed_jokers
+    used += placed_values
+    spare += sorted(placed_values)[:placed - pairs_used]  # the cheapest wilds are the spare ones
+    for r in sorted(pairs, key=lambda r: -values[r])[:pairs_used]:
+        used += [values[r]] * 2  # a meld of two naturals and a wild: none of it is spare
+    cheapest = sorted(used)[:need]
+    spare.sort()
+    if len(spare) < need or spare[:need] != cheapest:
+        return None
+    return sum(cheapest)
 
 
 def _meld_all(rules: RuleSet, nat: list[int], jokers: int, melds: MeldInfo,
