@@ -17,6 +17,7 @@ N_CARDS = 53
 TWO = 0  # rank index of the twos (wild)
 THREE = 1  # rank index of the threes
 WILD_RANK = -1  # rank of a wild-card meld (Modern American)
+REAL = -10  # ranks -10, -11, ...: suit sequences of seven naturals (canastra "Canastra Real")
 
 Counts = tuple[int, ...]
 
@@ -44,6 +45,8 @@ def card_code(card: int) -> str:
 
 
 def rank_code(rank: int) -> str:
+    if rank <= REAL:
+        return "real"
     return "wild" if rank == WILD_RANK else RANKS[rank]
 
 
@@ -65,11 +68,21 @@ def parse_rank(code: str) -> int:
     text = code.strip().upper()
     if text == "WILD":
         return WILD_RANK
+    if text == "REAL":
+        return REAL
     if text == "10":
         text = "T"
     if len(text) == 1 and text in RANKS:
         return RANKS.index(text)
     raise ValueError(f"not a rank: {code!r}")
+
+
+def is_real_sequence(cards: tuple[int, ...]) -> bool:
+    """Seven natural cards of one suit in sequence (fours to aces), as "Canastra Real" asks."""
+    if len(cards) != 7 or not all(8 <= c < JOKER for c in cards):
+        return False
+    ranks = sorted(c >> 2 for c in cards)
+    return len({c & 3 for c in cards}) == 1 and ranks == list(range(ranks[0], ranks[0] + 7))
 
 
 def counts_of(cards: Iterable[int]) -> Counts:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from itertools import combinations_with_replacement
 
-from .cards import JOKER, THREE, TWO, WILD_RANK, Counts, naturals_by_rank
+from .cards import JOKER, REAL, THREE, TWO, WILD_RANK, Counts, naturals_by_rank
 from .rules import RuleSet
 
 MeldInfo = dict[int, tuple[int, int]]
@@ -176,6 +176,7 @@ def _meld_all(rules: RuleSet, nat: list[int], jokers: int, melds: MeldInfo,
     have = sum(1 for s, _ in size_cap if s >= goal)
     if WILD_RANK in melds and melds[WILD_RANK][1] >= goal:
         have += 1
+    have += sum(1 for r in melds if r <= REAL)  # suit sequences of seven are canastas
     if _place_wilds(size_cap, wilds - required, have, canastas, goal) and wilds >= required:
         return True
     # seven wild cards as their own canasta (a house rule: pagat "Wild Card Melds")

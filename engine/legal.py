@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import overload
 
 from . import feasible
-from .cards import JOKER, THREE, TWO, WILD_RANK, is_natural
+from .cards import JOKER, REAL, THREE, TWO, WILD_RANK, is_natural
 from .play import (
     Ctx,
     NeedsHiddenInfo,
@@ -266,6 +266,8 @@ def _melds(ctx: Ctx, wilds: list[tuple[int, ...]], blocks: list[Block], judged: 
             blocks.append((rank, segments, count))
     if ctx.rules.wild_meld != "none":
         _wild_melds(ctx, judged)
+    if ctx.rules.real_canasta_bonus:
+        _real_melds(ctx, judged)
     blacks = nat[THREE]
     if blacks:
         have = melds[THREE].naturals if THREE in melds else 0
@@ -287,6 +289,19 @@ def _wild_melds(ctx: Ctx, judged: list[Action]) -> None:
         for j in range(ctx.hand[JOKER] + 1):
             if t + j > 0 and (have + t + j >= 3) and have + t + j <= goal:
                 a = Action("meld", tuple(twos[:t]) + (JOKER,) * j, WILD_RANK, None, None, ctx.seat)
+                if isinstance(_judge_meld(ctx, a), Plan):
+                    judged.append(a)
+
+
+def _real_melds(ctx: Ctx, judged: list[Action]) -> None:
+    """Suit sequences of seven naturals in the hand ("Canastra Real", seed 003)."""
+    hand = ctx.hand
+    assert hand is not None
+    for suit in range(4):
+        for low in range(2, 7):  # fours up to tens, through to eights up to aces
+            cards = tuple(r * 4 + suit for r in range(low, low + 7))
+            if all(hand[c] for c in cards):
+                a = Action("meld", cards, REAL, None, None, ctx.seat)
                 if isinstance(_judge_meld(ctx, a), Plan):
                     judged.append(a)
 

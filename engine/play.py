@@ -13,12 +13,14 @@ from typing import Any
 
 from . import feasible
 from .cards import (
+    REAL,
     THREE,
     WILD_RANK,
     Counts,
     card_code,
     is_black_three,
     is_natural,
+    is_real_sequence,
     is_red_three,
     is_wild,
     naturals_by_rank,
@@ -373,6 +375,10 @@ def _resolve_rank(ctx: Ctx, action: Action) -> int | Refusal:
     ranks = {c >> 2 for c in action.cards if not is_wild(c)}
     if any(is_red_three(c) for c in action.cards):
         return _r("RED_THREE_NOT_MELDABLE")
+    if action.rank is not None and action.rank <= REAL:
+        if not ctx.rules.real_canasta_bonus:
+            return _r("SEQUENCE_NOT_ALLOWED")
+        return REAL
     if len(ranks) > 1:
         return _r("NOT_A_VALID_MELD", cards=_codes(action.cards))
     if action.rank == WILD_RANK:
@@ -392,8 +398,7 @@ def _resolve_rank(ctx: Ctx, action: Action) -> int | Refusal:
 
 
 def _judge_meld(ctx: Ctx, action: Action) -> Plan | Refusal:
-    rules, state = ctx.rules, ctx.state
-    turn = state.turn
+    rules = ctx.rules
     assert ctx.hand is not None
     if not action.cards:
         return _r("MELD_TOO_SMALL")
@@ -405,6 +410,13 @@ def _judge_meld(ctx: Ctx, action: Action) -> Plan | Refusal:
         return rank
     if rank == THREE and not rules.black_three_meld:
         return _r("BLACK_THREES_NOT_MELDABLE")
+    if rank == REAL:  # "Canastra Real": laid at once, a canastra of its own (seed 003)
+        if not is_real_sequence(action.cards):
+            return _r("NOT_A_SUIT_SEQUENCE")
+        rank = min([r for r in ctx.melds if r <= REAL], default=REAL + 1) - 1
+        melds = dict(ctx.melds)
+        melds[rank] = meld = Meld.of(rank, action.cards)
+        return _meld_plan(ctx, action, rank, meld, melds, hand)
     existing = ctx.melds.get(rank)
     if existing is None and rank != WILD_RANK and all(is_wild(c) for c in action.cards):
         return _r("TOO_FEW_NATURALS", min=rules.min_naturals)
@@ -414,6 +426,13 @@ def _judge_meld(ctx: Ctx, action: Action) -> Plan | Refusal:
         return bad
     melds = dict(ctx.melds)
     melds[rank] = meld
+    return _meld_plan(ctx, action, rank, meld, melds, hand)
+
+
+def _meld_plan(ctx: Ctx, action: Action, rank: int, meld: Meld, melds: dict[int, Meld],
+               hand: Counts) -> Plan | Refusal:
+    """Accept a meld whose shape is right if the turn can still be finished after it."""
+    rules, turn = ctx.rules, ctx.state.turn
     size = ctx.hand_size - len(action.cards)
     commit = ctx.opened
     if not commit:

@@ -78,6 +78,11 @@ CODES: dict[str, tuple[str, str, str]] = {
                                       "In jeder Meldung muss es mehr natürliche als wilde Karten geben."),
     "WILD_MELD_NOT_ALLOWED": ("melds", "A meld of wild cards only is not allowed.",
                               "Eine Meldung nur aus wilden Karten ist nicht erlaubt."),
+    "SEQUENCE_NOT_ALLOWED": ("melds", "Sequences are not melded in this game.",
+                             "Folgen werden in diesem Spiel nicht gemeldet."),
+    "NOT_A_SUIT_SEQUENCE": ("canasta", "A Canastra Real is seven natural cards of one suit in "
+                            "sequence.",
+                            "Eine Canastra Real sind sieben natürliche Karten einer Farbe in Folge."),
     "WILD_MELD_SEVEN_AT_ONCE": ("melds", "A meld of wild cards is laid as {size} wild cards at once.",
                                 "Eine Meldung aus wilden Karten wird mit {size} wilden Karten auf "
                                 "einmal ausgelegt."),

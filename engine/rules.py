@@ -113,6 +113,7 @@ class RuleSet:
     concealed_waives_minimum: bool = True  # going out concealed after a stock draw
     wild_meld: str = "none"  # none | complete (seven wild cards laid at once) | grow (3 to 7)
     wild_canasta_bonus: int = 0
+    real_canasta_bonus: int = 0  # canastra "Canastra Real": a suit sequence of seven (0: none)
 
     def side_of(self, seat: int) -> int:
         return seat % self.sides
@@ -190,7 +191,7 @@ SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("melds", "melds", ("min_naturals", "black_three_meld", "wild_meld")),
     ("wild cards in melds", "melds.wilds", ("max_wilds", "natural_majority")),
     ("canastas", "canasta", ("canasta_size", "natural_canasta_bonus", "mixed_canasta_bonus",
-                             "wild_canasta_bonus")),
+                             "wild_canasta_bonus", "real_canasta_bonus")),
     ("initial meld", "initial_meld", ("initial_minimums", "concealed_waives_minimum")),
     ("taking the discard pile", "pile.take", ("pile_natural_and_wild", "pile_add_alone",
                                               "pile_one_natural", "pile_needs_melded",

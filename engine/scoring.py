@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import WILD_RANK, is_red_three
+from .cards import REAL, WILD_RANK, is_red_three
 from .rules import RuleSet
 from .state import State
 
@@ -79,6 +79,8 @@ def score_side(state: State, side: int) -> dict[str, int]:
         if m.size >= rules.canasta_size:
             if m.rank == WILD_RANK:
                 canasta += rules.wild_canasta_bonus
+            elif m.rank <= REAL:
+                canasta += rules.real_canasta_bonus
             else:
                 canasta += rules.natural_canasta_bonus if m.wilds == 0 else rules.mixed_canasta_bonus
     hand_cards = 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .cards import JOKER, Counts, is_red_three, is_wild
+from .cards import JOKER, REAL, Counts, is_red_three, is_wild
 from .rules import RuleSet
 
 DRAW, PLAY, ANSWER, OVER = "draw", "play", "answer", "over"
@@ -108,6 +108,8 @@ class Action(NamedTuple):
 def action_class(action: Action) -> tuple[object, ...]:
     """Key of the action's equivalence class: suits of naturals and of twos are interchangeable
     in melds and pile pickups (suits never matter there); discards keep the exact card."""
+    if action.kind == "meld" and action.rank is not None and action.rank <= REAL:
+        return (action.kind, REAL, tuple(sorted(action.cards)))  # a suit sequence: suits matter
     if action.kind in ("meld", "take-pile"):
         key = tuple(sorted(-2 if c == JOKER else (-1 if c < 4 else c >> 2) for c in action.cards))
         return (action.kind, action.rank, key)

@@ -9,11 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from .cards import (
+    REAL,
     THREE,
     WILD_RANK,
     card_code,
     cards_of,
     counts_of,
+    is_real_sequence,
     is_red_three,
     is_wild,
     parse_card,
@@ -38,6 +40,16 @@ def _is_hidden(value: Any) -> bool:
 
 def _meld(data: Data) -> Meld:
     return Meld.of(parse_rank(data["rank"]), _cards(data["cards"]))
+
+
+def _melds(side: list[Data]) -> tuple[Meld, ...]:
+    """A side's melds by rank; suit sequences ("real") numbered REAL - k + 1 ... REAL in order,
+    as the engine numbers them when they are laid."""
+    melds = [_meld(m) for m in side]
+    reals = [i for i, m in enumerate(melds) if m.rank <= REAL]
+    for k, i in enumerate(reals):
+        melds[i] = Meld.of(REAL - (len(reals) - 1) + k, melds[i].cards)
+    return tuple(sorted(melds, key=lambda m: m.rank))
 
 
 def rules_of(data: Data) -> RuleSet:
@@ -203,6 +215,12 @@ def _check_melds(rules: RuleSet, melds: list[Data], base: str, seen: list[tuple[
         rank = parse_rank(m["rank"])
         cards = _cards(m["cards"])
         seen.extend((c, f"{path}/cards/{j}") for j, c in enumerate(cards))
+        if rank <= REAL:  # "Canastra Real": a suit sequence of seven
+            if not rules.real_canasta_bonus:
+                add(Problem("SEQUENCE_NOT_ALLOWED", f"{path}/rank"))
+            elif not is_real_sequence(cards):
+                add(Problem("NOT_A_SUIT_SEQUENCE", path))
+            continue
         if rank in ranks:
             add(Problem("DUPLICATE_MELD_RANK", f"{path}/rank", {"rank": rank_code(rank)}))
         ranks.add(rank)
@@ -272,8 +290,7 @@ def state_from_data(data: Data) -> State:
             cards = _cards(hand)
             hands.append(counts_of(cards))
             sizes.append(len(cards))
-    melds = tuple(tuple(sorted((_meld(m) for m in side), key=lambda m: m.rank))
-                  for side in data["melds"])
+    melds = tuple(_melds(side) for side in data["melds"])
     pile_data = data["discard"]
     if _is_hidden(pile_data):
         top = pile_data.get("top")
@@ -293,7 +310,7 @@ def state_from_data(data: Data) -> State:
     turn = Turn(
         seat=t["seat"], phase=t.get("phase", DRAW), drawn=bool(t.get("drawn")),
         took_pile=bool(t.get("took_pile")),
-        pending=tuple(sorted((_meld(m) for m in t.get("pending") or []), key=lambda m: m.rank)),
+        pending=_melds(t.get("pending") or []),
         held=held, held_size=held_data["size"] if held is None else len(held),
         asked=t.get("asked"), asked_this_deal=tuple(sorted(set(t.get("asked_this_deal") or []))),
         melded=tuple(sorted(set(melded))), started=tuple(parse_rank(r) for r in t.get("started") or []),

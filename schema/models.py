@@ -49,11 +49,12 @@ def _card(value: object) -> str:
 
 
 def _rank(value: object) -> str:
-    """Canonicalise a forgiving meld rank ("10" -> "T", "q" -> "Q", "WILD" -> "wild")."""
+    """Canonicalise a forgiving meld rank ("10" -> "T", "q" -> "Q", "WILD" -> "wild"; "real" for
+    a suit sequence of seven)."""
     if isinstance(value, str) and len(value) <= 16:
         rank = value.strip().upper()
-        if rank == "WILD":
-            return "wild"
+        if rank in ("WILD", "REAL"):
+            return rank.lower()
         if rank == "10":
             rank = "T"
         if len(rank) == 1 and rank in MELD_RANKS:
@@ -80,8 +81,9 @@ Rank = Annotated[
     WithJsonSchema(
         {
             "type": "string",
-            "pattern": r"^\s*(?:[AaKkQqJjTt3-9]|10|[Ww][Ii][Ll][Dd])\s*$",
-            "description": 'Meld rank: A K Q J T 9..3 (10 accepted for T), or "wild".',
+            "pattern": r"^\s*(?:[AaKkQqJjTt3-9]|10|[Ww][Ii][Ll][Dd]|[Rr][Ee][Aa][Ll])\s*$",
+            "description": 'Meld rank: A K Q J T 9..3 (10 accepted for T), "wild" (wild cards '
+            'only) or "real" (a suit sequence of seven, canastra option).',
             "examples": ["K", "7", "wild"],
         }
     ),

@@ -27,6 +27,7 @@ CONFIGS += [
     ("german", {"hand_canasta_low": True}),
     ("canastra", {"freeze": "wild"}),
     ("canastra", {"ask_partner": False}),
+    ("canastra", {"canastra_real": True}),
     ("classic", {"wild_canasta": 2000}),
     ("german", {"joker_canasta": 1000}),
 ]

@@ -20,7 +20,8 @@ SOURCES: dict[str, str] = {
     "turn": f"{SEED}: 'Ihr Zug'",
     "melds": f"{SEED}: 'Ihr Zug' 2 (three or more of a rank, at least two natural)",
     "melds.wilds": f"{SEED}: 'Ihr Zug' 2 (wild cards allowed, no maximum set)",
-    "canasta": f"{SEED}: 'Ihr Zug' 3 and 'Punktewertung' (clean 200, dirty 100)",
+    "canasta": f"{SEED}: 'Ihr Zug' 3 and 'Punktewertung' (clean 200, dirty 100); 'Häufige "
+               "Varianten: Canastra Real' (suit sequence of seven, 500)",
     "initial_meld": f"{SEED}: 'Mindestanforderung für die erste Meldung'",
     "pile.take": f"{SEED}: 'Ihr Zug' 1 (with at least one natural card from the hand)",
     "pile.blocked": f"{SEED}: 'Kartendeck' (black threes are stoppers)",
@@ -66,6 +67,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("sujo", False, (False, True),
            "The target must be hit exactly; a deal that would overshoot does not count."),
     Option("ask_partner", True, (False, True), "A player may ask a partner \"may I go out?\"."),
+    Option("canastra_real", False, (False, True),
+           "A natural seven-card sequence of one suit is a canastra with a 500 bonus."),
     Option("freeze", "none", ("none", "wild"),
            "House rule: 'wild' freezes the pile while a wild card lies in it (natural pair only)."),
 )
@@ -73,4 +76,5 @@ OPTIONS: tuple[Option, ...] = (
 
 def build(options: dict[str, Any]) -> RuleSet:
     return replace(CANASTRA, target=options["target"], sujo=options["sujo"],
-                   ask_partner=options["ask_partner"], freeze_on_wild=options["freeze"] == "wild")
+                   ask_partner=options["ask_partner"], freeze_on_wild=options["freeze"] == "wild",
+                   real_canasta_bonus=500 if options["canastra_real"] else 0)
