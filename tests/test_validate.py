@@ -175,3 +175,12 @@ def test_unknown_variant_and_option() -> None:
     state = copy.deepcopy(STATES[0])
     state["options"]["players"] = 5
     assert problems(state) == {("BAD_OPTION_VALUE", "/state/options/players")}
+
+
+def test_wire_model_examples_are_valid_states() -> None:
+    """The examples the wire models publish (OpenAPI later) are states the engine accepts."""
+    from schema import models
+
+    for example in (models.EXAMPLE_STATE, models.EXAMPLE_STATE_AFTER):
+        state = models.State.model_validate(example).model_dump(mode="json")
+        assert api.validate({"state": state}) == {"valid": True, "problems": []}
