@@ -1,0 +1,123 @@
+"""The legal-action list against an oracle that searches the turn (small hands).
+
+The judge refuses any action after which the turn could not be finished, using the counting
+shortcuts of ``engine.feasible``. Here the same states are searched instead: with that check
+switched off, an action is kept when some sequence of further actions ends the turn legally
+(a discard or going out). Both must agree: nothing finishable is refused, nothing listed strands
+the player."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from engine import VARIANTS, IllegalAction, apply_action, legal_actions, play, rules_for
+from engine.cards import THREE
+from engine.state import State, action_class
+from tests.playout import playout
+
+
+def _immediate_only(ctx: Any, hand: Any, size: int, melds: Any, committed: bool, held: int,
+                    held_cards: Any, took_pile: bool) -> Any:
+    """The judge's end-of-turn check cut down to what an action does at once: emptying the hand
+    is going out, and going out has its conditions. Whether the turn can be finished later is
+    left to the search."""
+    rules = ctx.rules
+    if (size + held if committed else size) != 0:
+        return None
+    if not ctx.go_ok:
+        return play._r("PARTNER_SAID_NO")
+    if not committed and (took_pile or held or not rules.concealed_waives_minimum):
+        return play._r("INITIAL_MELD_TOO_LOW", required=ctx.minimum, offered=0)
+    if play._canastas(rules, melds) < ctx.need:
+        return play._r("CANNOT_GO_OUT_WITHOUT_CANASTA", needed=ctx.need)
+    if rules.must_discard_to_go_out and THREE not in melds:
+        return play._r("MUST_DISCARD_TO_GO_OUT")
+    return None
+
+
+@contextmanager
+def searching() -> Iterator[None]:
+    real = play._finish_refusal
+    play._finish_refusal = _immediate_only
+    play._RECENT.clear()
+    try:
+        yield
+    finally:
+        play._finish_refusal = real
+        play._RECENT.clear()
+
+
+def _key(state: State) -> tuple[Any, ...]:
+    return (state.hands[state.turn.seat], state.melds, state.turn, state.pile.size)
+
+
+def finishable(state: State, memo: dict[tuple[Any, ...], bool]) -> bool:
+    """Some sequence of actions (searched, with the end-of-turn check off) ends the turn."""
+    key = _key(state)
+    if key in memo:
+        return memo[key]
+    memo[key] = False
+    result = False
+    for action in legal_actions(state):
+        if action.kind in ("ask", "answer"):
+            continue
+        after, _ = apply_action(state, action)
+        if action.kind == "discard" or after.turn.phase == "over" or finishable(after, memo):
+            result = True
+            break
+    memo[key] = result
+    return result
+
+
+def oracle(state: State) -> set[tuple[object, ...]]:
+    """The classes of the actions after which the turn can still be finished."""
+    keep: set[tuple[object, ...]] = set()
+    memo: dict[tuple[Any, ...], bool] = {}
+    with searching():
+        for action in list(legal_actions(state)):
+            if action.kind in ("ask", "answer"):
+                continue
+            try:
+                after, _ = apply_action(state, action)
+            except IllegalAction:
+                continue
+            if (action.kind in ("discard", "draw") or after.turn.phase == "over"
+                    or finishable(after, memo)):
+                keep.add(action_class(action._replace(seat=None)))
+    return keep
+
+
+def small_states(variant: str, options: dict[str, Any], count: int) -> list[State]:
+    """Play-phase states (and draw-phase states with a pile to take) of seeded random deals
+    whose seat to move holds at most seven cards."""
+    rules = rules_for(variant, options)
+    rng = random.Random(7)
+    found: list[State] = []
+    seed = 0
+    while len(found) < count and seed < 400:
+        for state, _ in playout(rules, 20_000 + seed, check=False):
+            small = state.hand_sizes[state.turn.seat] <= 7
+            if small and (state.turn.phase == "play" or (
+                    state.turn.phase == "draw" and state.pile.size)) and rng.random() < 0.5:
+                found.append(state)
+        seed += 1
+    return found[:count]
+
+
+CONFIGS = [(v.id, o) for v in VARIANTS for o in v.configurations[:1]] + [
+    ("classic", {"natural_majority": True}), ("german", {"joker_canasta": 1000})]
+
+
+@pytest.mark.parametrize(("variant", "options"), CONFIGS,
+                         ids=[f"{v}-{o}" for v, o in CONFIGS])
+def test_listed_actions_are_exactly_the_finishable_ones(variant: str,
+                                                        options: dict[str, Any]) -> None:
+    for state in small_states(variant, options, 60):
+        listed = {action_class(a._replace(seat=None)) for a in legal_actions(state)
+                  if a.kind not in ("ask", "answer")}
+        assert listed == oracle(state), state
