@@ -215,3 +215,17 @@ K3 = meld("KS", "KS", "KH")  # the side's king meld, not a canasta
 SEVEN_KINGS = ["KS", "KS", "KH", "KH", "KD", "KD", "KC"]
 SEVEN_FIVES = ["5S", "5S", "5H", "5H", "5D", "5D", "5C"]  # a natural canasta worth only 35
 JUNK = ["9C", "6C"]  # two unrelated singles: the hand keeps cards and cannot meld out
+
+
+def is_wild(card: str) -> bool:
+    return card == "JK" or card[0] == "2"
+
+
+def wire_cards(state: Data) -> Counter[str]:
+    """Every card of a fully known wire state: hands, pile, stock, bonus cards, set aside."""
+    cards: Counter[str] = Counter(c for h in state["hands"] for c in h)
+    cards.update(state["discard"])
+    cards.update(state["stock"])
+    cards.update(c for b in state["bonus_cards"] for c in b)
+    cards.update(state.get("set_aside", []))
+    return cards

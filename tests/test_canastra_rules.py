@@ -37,6 +37,7 @@ from tests.builders import (
     discard,
     events_of,
     hand_of,
+    is_wild,
     lay,
     legal_list,
     meld,
@@ -47,6 +48,7 @@ from tests.builders import (
     table,
     take,
     takes_listed,
+    wire_cards,
 )
 
 V = "canastra"
@@ -63,17 +65,6 @@ def dealt(seed: int, dealer: int = 0) -> Data:
     return api.deal({"variant": V, "seed": seed, "dealer": dealer, "scores": [0, 0]})
 
 
-def is_wild(card: str) -> bool:
-    return card == "JK" or card[0] == "2"
-
-
-def all_cards(state: Data) -> Counter[str]:
-    cards: Counter[str] = Counter(c for h in state["hands"] for c in h)
-    cards.update(state["discard"])
-    cards.update(state["stock"])
-    cards.update(c for b in state["bonus_cards"] for c in b)
-    cards.update(state.get("set_aside", []))
-    return cards
 
 
 # =============================================================================================
@@ -172,7 +163,7 @@ def test_deal_eleven_cards_each_first_player_left_of_dealer() -> None:
         assert [len(h) for h in state["hands"]] == [11, 11, 11, 11]
         assert state["turn"]["seat"] == (dealer + 1) % 4
         assert state["turn"]["phase"] == "draw"
-        assert all_cards(state) == DECK
+        assert wire_cards(state) == DECK
         assert api.validate({"state": state}) == {"valid": True, "problems": []}
 
 
@@ -196,7 +187,7 @@ def test_upcard_wild_or_red_three_buried_in_the_stock() -> None:
             in_play = sum(h.count(card) for h in state["hands"]) + stock[card] + sum(
                 b.count(card) for b in state["bonus_cards"])
             assert in_play == DECK[card], (seed, card)
-        assert all_cards(state) == DECK, seed
+        assert wire_cards(state) == DECK, seed
         found += bool(buried)
     assert found >= 2, "the seed range must contain deals with a wild or red three upcard"
 

@@ -39,6 +39,7 @@ from tests.builders import (
     discard,
     events_of,
     hand_of,
+    is_wild,
     lay,
     legal_list,
     meld,
@@ -65,9 +66,6 @@ def first_seed(pred: Any, limit: int = 500) -> tuple[int, Data]:
             return seed, answer
     raise AssertionError("no seed in range satisfies the predicate")
 
-
-def is_wild(card: str) -> bool:
-    return card == "JK" or card[0] == "2"
 
 
 # =============================================================================================

@@ -14,7 +14,6 @@ empty).
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import pytest
@@ -39,6 +38,7 @@ from tests.builders import (
     discard,
     events_of,
     hand_of,
+    is_wild,
     lay,
     legal_list,
     meld,
@@ -49,6 +49,7 @@ from tests.builders import (
     table,
     take,
     takes_listed,
+    wire_cards,
 )
 
 V = "family"
@@ -68,18 +69,6 @@ def dealt(seed: int, dealer: int = 0, players: int = 4) -> Data:
                      "options": {"players": players}})
 
 
-def is_wild(card: str) -> bool:
-    return card == "JK" or card[0] == "2"
-
-
-def all_cards(state: Data) -> Counter[str]:
-    """Every card of a dealt state: hands, pile, stock, bonus cards and cards set aside."""
-    cards: Counter[str] = Counter(c for h in state["hands"] for c in h)
-    cards.update(state["discard"])
-    cards.update(state["stock"])
-    cards.update(c for b in state["bonus_cards"] for c in b)
-    cards.update(state.get("set_aside", []))
-    return cards
 
 
 # =============================================================================================
@@ -176,7 +165,7 @@ def test_deal_hand_sizes_and_first_player(players: int, hand: int) -> None:
         assert [len(h) for h in state["hands"]] == [hand] * players
         assert state["turn"]["seat"] == (dealer + 1) % players
         assert state["turn"]["phase"] == "draw"
-        assert all_cards(state) == DECK
+        assert wire_cards(state) == DECK
         assert api.validate({"state": state}) == {"valid": True, "problems": []}
 
 
@@ -196,7 +185,7 @@ def test_upcard_wild_or_red_three_set_aside() -> None:
         assert all(is_wild(c) or c in RED_THREES for c in aside), (seed, aside)
         events = [c for e in events_of(answer, "upcard-set-aside") for c in e["cards"]]
         assert sorted(events) == sorted(aside), seed
-        assert all_cards(state) == DECK, seed
+        assert wire_cards(state) == DECK, seed
         found += bool(aside)
     assert found >= 2, "the seed range must contain deals with a wild or red three upcard"
 
