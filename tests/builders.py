@@ -229,3 +229,17 @@ def wire_cards(state: Data) -> Counter[str]:
     cards.update(c for b in state["bonus_cards"] for c in b)
     cards.update(state.get("set_aside", []))
     return cards
+
+
+# initial melds worth exactly each band's minimum, and sets of melds just below it
+OFFERS: dict[int, list[list[str]]] = {
+    15: [["5S", "5H", "5D"]],                                    # 3 x 5 = 15
+    50: [["KH", "KD", "KS", "2C"]],                              # 3 x 10 + 20 = 50
+    90: [["AH", "AD", "JK"]],                                    # 20 + 20 + 50 = 90
+    120: [["AH", "AD", "AS", "AC", "2C", "2D"]],                 # 4 x 20 + 2 x 20 = 120
+}
+SHORT: dict[int, list[list[str]]] = {
+    50: [["KH", "KD", "KS"], ["5S", "5H", "5D"]],                # 30 + 15 = 45
+    90: [["KH", "KD", "KS", "2C"], ["5S", "5H", "5D"], ["7S", "7H", "7D", "7C"]],  # 50+15+20 = 85
+    120: [["AH", "AD", "JK"], ["5S", "5H", "5D", "5C", "5S"]],   # 90 + 25 = 115
+}

@@ -28,9 +28,11 @@ from tests.builders import (
     JUNK,
     K3,
     NINES,
+    OFFERS,
     PLAY,
     RED_THREES,
     SEVEN_KINGS,
+    SHORT,
     Data,
     after,
     assert_legal,
@@ -505,17 +507,6 @@ def test_canasta_bonus(cards: list[str], melded: int, bonus: int) -> None:
 # 6. The initial meld
 # =============================================================================================
 
-OFFERS: dict[int, list[list[str]]] = {
-    15: [["5S", "5H", "5D"]],                                    # 3 x 5 = 15
-    50: [["KH", "KD", "KS", "2C"]],                              # 3 x 10 + 20 = 50
-    90: [["AH", "AD", "JK"]],                                    # 20 + 20 + 50 = 90
-    120: [["AH", "AD", "AS", "AC", "2C", "2D"]],                 # 4 x 20 + 2 x 20 = 120
-}
-SHORT: dict[int, list[list[str]]] = {
-    50: [["KH", "KD", "KS"], ["5S", "5H", "5D"]],                # 30 + 15 = 45
-    90: [["KH", "KD", "KS", "2C"], ["5S", "5H", "5D"], ["7S", "7H", "7D", "7C"]],  # 50+15+20 = 85
-    120: [["AH", "AD", "JK"], ["5S", "5H", "5D", "5C", "5S"]],   # 90 + 25 = 115
-}
 
 BANDS = [  # (score before the deal, minimum): a negative score also needs 50
     (-2000, 50), (-5, 50), (0, 50), (1495, 50), (1500, 90), (2995, 90), (3000, 120), (4995, 120),
