@@ -94,7 +94,7 @@ class Ctx:
     def info(self) -> dict[int, tuple[int, int]]:
         """The side's melds as {rank: (naturals, wilds)}, for the feasibility checks."""
         if self._info is None:
-            self._info = {r: (m.naturals, m.wilds) for r, m in self.melds.items()}
+            self._info = _info(self.melds)
         return self._info
 
     def cards_of_rank(self, rank: int) -> list[int]:
@@ -176,6 +176,11 @@ class Plan:
     goes_out: bool = False
 
 
+def _info(melds: dict[int, Meld]) -> dict[int, tuple[int, int]]:
+    """Melds as ``{rank: (naturals, wilds)}``, the form the feasibility checks read."""
+    return {r: (m.naturals, m.wilds) for r, m in melds.items()}
+
+
 def _finish_refusal(ctx: Ctx, hand: Counts | None, size: int, melds: dict[int, Meld],
                     committed: bool, held: int, held_cards: tuple[int, ...] | None,
                     took_pile: bool) -> Refusal | None:
@@ -184,7 +189,6 @@ def _finish_refusal(ctx: Ctx, hand: Counts | None, size: int, melds: dict[int, M
     must_out = ctx.must_out or THREE in melds
     # a binding yes, or black threes on the table: they are melded only when going out
     out_code = "MUST_GO_OUT" if ctx.state.turn.asked == "yes" else "BLACK_THREES_ONLY_WHEN_GOING_OUT"
-    info = {r: (m.naturals, m.wilds) for r, m in melds.items()}
     # going out must end with a discard, unless by melding black threes (ASS p. 4)
     must_discard = rules.must_discard_to_go_out and THREE not in melds
     if committed:
@@ -204,7 +208,7 @@ def _finish_refusal(ctx: Ctx, hand: Counts | None, size: int, melds: dict[int, M
                                           else _add(hand, held_cards))
             if full is None:
                 return None  # cannot tell without the pile's cards; apply will ask for them
-            if not feasible.can_meld_out(rules, full, info, ctx.need, must_discard):
+            if not feasible.can_meld_out(rules, full, _info(melds), ctx.need, must_discard):
                 if must_out:
                     return _r(out_code)
                 return _r("CANNOT_GO_OUT_WITHOUT_CANASTA", needed=ctx.need)
@@ -213,6 +217,7 @@ def _finish_refusal(ctx: Ctx, hand: Counts | None, size: int, melds: dict[int, M
     points = _points(rules, tuple(melds.values()))
     if hand is None:
         return None
+    info = _info(melds)
     if size == 0:
         if not ctx.go_ok:
             return _r("PARTNER_SAID_NO")
@@ -297,6 +302,14 @@ def _judge_draw(ctx: Ctx, action: Action) -> Plan | Refusal:
     return Plan(action)
 
 
+def _frozen(pile: Pile, rank: int) -> Refusal:
+    """The frozen-pile refusal, saying why it is frozen (pagat "Frozen Discard Pile")."""
+    why = ({"en": " (a wild card or red three lies in it)",
+            "de": " (eine wilde Karte oder rote Drei liegt darin)"} if pile.frozen else
+           {"en": " for your side until it melds", "de": " für euer Team, bis es gemeldet hat"})
+    return _r("PILE_FROZEN_NEEDS_NATURAL_PAIR", rank=rank_code(rank), why=why)
+
+
 def _judge_take(ctx: Ctx, action: Action) -> Plan | Refusal:
     rules, state = ctx.rules, ctx.state
     pile = state.pile
@@ -321,19 +334,16 @@ def _judge_take(ctx: Ctx, action: Action) -> Plan | Refusal:
         return _r("PILE_NEEDS_INITIAL_MELD")
     rank = top >> 2
     frozen = pile.frozen or (rules.frozen_until_melded and not ctx.opened)
-    why = ({"en": " (a wild card or red three lies in it)",
-            "de": " (eine wilde Karte oder rote Drei liegt darin)"} if pile.frozen else
-           {"en": " for your side until it melds", "de": " für euer Team, bis es gemeldet hat"})
     cards = action.cards
     existing = ctx.melds.get(rank) if ctx.opened else None
     naturals = sum(1 for c in cards if is_natural(c) and c >> 2 == rank)
     wilds = sum(1 for c in cards if is_wild(c))
     if naturals + wilds < len(cards) or len(cards) > 2:
         if frozen:
-            return _r("PILE_FROZEN_NEEDS_NATURAL_PAIR", rank=rank_code(rank), why=why)
+            return _frozen(pile, rank)
         return _r("PILE_CARDS_DO_NOT_MATCH", top=card_code(top))
     if naturals < 2 and frozen:
-        return _r("PILE_FROZEN_NEEDS_NATURAL_PAIR", rank=rank_code(rank), why=why)
+        return _frozen(pile, rank)
     if not cards:  # the top card alone onto the side's meld
         if not rules.pile_add_alone:
             return _r("PILE_NEEDS_A_NATURAL", rank=rank_code(rank))

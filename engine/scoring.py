@@ -7,7 +7,7 @@ from typing import Any
 
 from .cards import REAL, WILD_RANK, is_red_three
 from .rules import RuleSet
-from .state import State
+from .state import State, Turn
 
 
 class ScoringNeedsHiddenInfo(Exception):
@@ -55,7 +55,7 @@ def red_three_points(rules: RuleSet, count: int) -> int:
     return total
 
 
-def going_out_bonus(rules: RuleSet, turn: Any) -> int:
+def going_out_bonus(rules: RuleSet, turn: Turn) -> int:
     """100 for going out; concealed 200 (pagat "Going Out"). German: Handcanasta (the side had
     not melded) 1,000, Blatt (out at once, the partner had melded) 200 (ASS p. 4)."""
     if rules.hand_canasta_bonus and turn.concealed:
