@@ -1,4 +1,5 @@
-"""A fresh deal from a seed: shuffle, deal, turn the upcard, lay out red threes (pagat "The Deal")."""
+"""A fresh deal from a seed: shuffle, deal, turn the upcard, lay out red threes (pagat "The Deal");
+every three where the variant lays them all out (seed 001 'Dreien')."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def deal(rules: RuleSet, seed: int | str = 0, dealer: int = 0,
     pile: list[int] = []
     set_aside: list[int] = []
     events: list[dict[str, Any]] = []
-    while True:
+    while rules.upcard != "none":  # seed 001 'Geben': the pile starts empty
         card = stock[pos]
         pos += 1
         if not (is_wild(card) or is_red_three(card)) or rules.upcard == "cover":
@@ -52,13 +53,14 @@ def deal(rules: RuleSet, seed: int | str = 0, dealer: int = 0,
         else:  # family: set aside, out of play for the deal
             set_aside.append(card)
             events.append({"type": "upcard-set-aside", "cards": (card,)})
-    events.append({"type": "upcard", "cards": tuple(pile)})
+    if rules.upcard != "none":
+        events.append({"type": "upcard", "cards": tuple(pile)})
     bonus: list[list[int]] = [[] for _ in range(rules.sides)]
     for seat in order:
         hand = hands[seat]
-        while any(is_red_three(c) for c in hand):
-            reds = [c for c in hand if is_red_three(c)]
-            hand[:] = [c for c in hand if not is_red_three(c)]
+        while any(rules.is_bonus_card(c) for c in hand):
+            reds = [c for c in hand if rules.is_bonus_card(c)]
+            hand[:] = [c for c in hand if not rules.is_bonus_card(c)]
             bonus[rules.side_of(seat)].extend(reds)
             hand.extend(stock[pos:pos + len(reds)])
             pos += len(reds)

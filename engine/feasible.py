@@ -11,7 +11,9 @@ the side's melds on the table as ``{rank: (naturals, wilds)}``.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import combinations_with_replacement
+from typing import NamedTuple
 
 from .cards import JOKER, REAL, THREE, TWO, WILD_RANK, Counts, naturals_by_rank
 from .rules import RuleSet
@@ -205,10 +207,13 @@ def _place_wilds(size_cap: list[tuple[int, int]], spare: int, have: int, canasta
 
 def can_meld_out(rules: RuleSet, hand: Counts, melds: MeldInfo, canastas: int,
                  must_discard: bool = False, minimum: int = 0, points_so_far: int = 0,
-                 nat: list[int] | None = None) -> bool:
+                 nat: list[int] | None = None, scope: Scope | None = None) -> bool:
     """Can ``hand`` be melded out this turn, with at most one (or exactly one, if
     ``must_discard``) card discarded, leaving the side with ``canastas`` canastas and the turn's
     melded points (``points_so_far`` plus the hand's melded cards) at least ``minimum``?"""
+    if scope is not None and rules.modern:
+        return _modern_meld_out(rules, hand, melds, canastas, must_discard, minimum,
+                                points_so_far, scope, nat)
     if nat is None:
         nat = naturals_by_rank(hand)
     jokers = hand[JOKER]
@@ -245,4 +250,166 @@ def can_meld_out(rules: RuleSet, hand: Counts, melds: MeldInfo, canastas: int,
             continue
         if _meld_all(rules, n2, j2, melds, canastas):
             return True
+    return False
+
+
+# ---------------------------------------------------------------- Modern American (seed 001)
+#
+# Melds of at most seven cards, ranks closed by a pure canasta, the rule of five, ranks without
+# wild cards, a growing wild-card meld that blocks wild cards elsewhere while incomplete, and an
+# initial meld that needs a pure meld and counts hand cards only. The counting shortcuts above do
+# not cover these, so the same two questions are answered by a small dynamic programme over the
+# ranks: every reachable summary of a plan, with the most points it can bring.
+
+
+class Scope(NamedTuple):
+    """What the modern meld rules need beyond the side's melds (``engine.play.Ctx``)."""
+
+    closed: frozenset[int]  # ranks nobody may meld (seed 001 'Auslagen')
+    opening: bool  # the side's opening turn: wild cards go as in the initial meld
+    pile_rank: int | None  # the pending meld that holds the taken top card, not laid from the hand
+
+
+# (wild cards placed, cards kept in hand up to 2, canastas up to 2, has a clean meld, has a
+# canasta laid from the hand) -> most card points melded from the hand
+Plans = dict[tuple[int, int, int, int, int], int]
+
+
+def wild_room(rules: RuleSet, rank: int, naturals: int, wilds: int, opening: bool) -> int:
+    """Most wild cards a meld of ``rank`` with ``naturals`` natural and ``wilds`` wild cards may
+    still take (seed 001 'Auslagen', 'Wilde Karten anlegen', 'Siebenen und Asse')."""
+    if rank in rules.no_wild_ranks:
+        return 0
+    if not opening and (rank in rules.initial_wild_ranks
+                        or (rules.rule_of_five and naturals < 5)):
+        return 0
+    room = wild_cap(rules, naturals) - wilds
+    if rules.max_meld_size:
+        room = min(room, rules.max_meld_size - naturals - wilds)
+    return max(0, room)
+
+
+def _rank_options(rules: RuleSet, rank: int, n: int, existing: tuple[int, int] | None,
+                  scope: Scope, value: int) -> list[tuple[int, int, int, int, int, int]]:
+    """Ways to meld ``n`` naturals of ``rank`` from the hand: (wilds, kept, canasta, clean,
+    canasta from the hand, points). Fewer naturals than two below the most are never better:
+    kept cards count only up to two."""
+    goal = rules.canasta_size
+    cap = rules.max_meld_size or 10_000
+    closed = rank in scope.closed
+    from_hand = rank != scope.pile_rank
+    out: list[tuple[int, int, int, int, int, int]] = []
+    if existing is not None:
+        n0, w0 = existing
+        s0 = n0 + w0
+        kmax = 0 if closed else max(0, min(n, cap - s0))
+        for k in sorted({0, *range(max(0, kmax - 2), kmax + 1)}):
+            room = 0 if closed else wild_room(rules, rank, n0 + k, w0, scope.opening)
+            for w in range(room + 1):
+                can = int(s0 + k + w >= goal)
+                out.append((w, n - k, can, int(w0 + w == 0 and n0 + k >= 3), can * from_hand, k * value))
+        return out
+    out.append((0, n, 0, 0, 0, 0))
+    if closed or n < rules.min_naturals:
+        return out
+    kmax = min(n, cap)
+    for k in range(max(rules.min_naturals, kmax - 2), kmax + 1):
+        room = wild_room(rules, rank, k, 0, scope.opening)
+        for w in range(max(0, 3 - k), room + 1):
+            can = int(k + w >= goal)
+            out.append((w, n - k, can, int(w == 0 and k >= 3), can, k * value))
+    return out
+
+
+@lru_cache(maxsize=32768)
+def _plans(rules: RuleSet, nat: tuple[int, ...], jokers: int,
+           melds: tuple[tuple[int, tuple[int, int]], ...], scope: Scope) -> Plans:
+    info = dict(melds)
+    values = rank_values(rules)
+    wilds = nat[TWO] + jokers
+    goal = rules.canasta_size
+    sequences = sum(1 for r in info if r <= REAL)
+    states: Plans = {(0, min(2, nat[THREE]), min(2, sequences), 0, 0): 0}
+    for r in range(2, 13):
+        n = nat[r]
+        existing = info.get(r)
+        if not n and existing is None:
+            continue
+        options = _rank_options(rules, r, n, existing, scope, values[r])
+        nxt: Plans = {}
+        for (w0, kept, can, clean, waived), pts in states.items():
+            for w, k, c, cl, wv, p in options:
+                if w0 + w > wilds:
+                    continue
+                key = (w0 + w, min(2, kept + k), min(2, can + c), clean | cl, waived | wv)
+                if nxt.get(key, -1) < pts + p:
+                    nxt[key] = pts + p
+        states = nxt
+    # the wild-card meld last: wild cards go to other melds before it is started, or after an
+    # incomplete one is completed (seed 001 'Auslagen aus wilden Karten')
+    wild = info.get(WILD_RANK)
+    s0 = wild[1] if wild is not None else 0
+    joker_value, two_value = rules.card_values[JOKER], values[TWO]
+    out: Plans = {}
+    for (placed, kept, can, clean, waived), pts in states.items():
+        rest = wilds - placed
+        if wild is not None:
+            if rules.wild_meld != "grow":
+                xs: list[int] = [0]
+            elif rules.wild_meld_blocks and s0 < goal and placed:
+                xs = [goal - s0] if goal - s0 <= rest else []
+            else:
+                xs = list(range(min(rest, goal - s0) + 1))
+        elif rules.wild_meld == "grow":
+            xs = [0, *range(3, min(rest, goal) + 1)]
+        elif rules.wild_meld == "complete" and rest >= goal:
+            xs = [0, goal]
+        else:
+            xs = [0]
+        for x in xs:
+            size = s0 + x
+            exists = wild is not None or x > 0
+            total = placed + x
+            j = min(jokers, total)
+            key = (total, min(2, kept + rest - x), min(2, can + int(exists and size >= goal)),
+                   clean | int(exists and size >= 3), waived | int(exists and size >= goal))
+            value = pts + j * joker_value + (total - j) * two_value
+            if out.get(key, -1) < value:
+                out[key] = value
+    return out
+
+
+def _plans_of(rules: RuleSet, hand: Counts, melds: MeldInfo, scope: Scope,
+              nat: list[int] | None = None) -> Plans:
+    return _plans(rules, tuple(nat if nat is not None else naturals_by_rank(hand)), hand[JOKER],
+                  tuple(sorted(melds.items())), scope)
+
+
+def reaches_minimum(rules: RuleSet, hand: Counts, melds: MeldInfo, keep: int, need: int,
+                    scope: Scope | None = None) -> bool:
+    """Can the side's initial meld be completed from ``hand`` this turn, keeping ``keep`` cards,
+    with ``need`` more points (pagat "Initial Meld Requirement"; seed 001 'Erstauslage': a pure
+    meld or a wild-card meld, and a canasta from the hand needs no minimum)?"""
+    if scope is None or not rules.modern:
+        return best_addition(rules, hand, melds, keep) >= need
+    clean_needed = rules.initial_needs_clean
+    waiver = rules.canasta_waives_minimum
+    for (_, kept, _, clean, waived), pts in _plans_of(rules, hand, melds, scope).items():
+        if kept >= keep and (clean or not clean_needed) and (pts >= need or (waiver and waived)):
+            return True
+    return False
+
+
+def _modern_meld_out(rules: RuleSet, hand: Counts, melds: MeldInfo, canastas: int,
+                     must_discard: bool, minimum: int, points_so_far: int, scope: Scope,
+                     nat: list[int] | None) -> bool:
+    clean_needed = rules.initial_needs_clean and minimum > 0
+    waiver = rules.canasta_waives_minimum
+    for (_, kept, can, clean, waived), pts in _plans_of(rules, hand, melds, scope, nat).items():
+        if (kept == 1 if must_discard else kept <= 1) and can >= canastas:
+            if not minimum:
+                return True
+            if (clean or not clean_needed) and (points_so_far + pts >= minimum
+                                                or (waiver and waived)):
+                return True
     return False

@@ -169,10 +169,11 @@ def _play_actions(ctx: Ctx) -> LegalActions:
     assert hand is not None
     wilds = _wild_sets(ctx)
     blocks: list[Block] = []
-    fast = ctx.opened and not ctx.must_out
+    fast = ctx.opened and not ctx.must_out and not ctx.rules.modern
     if fast or _melds_possible(ctx):
         _melds(ctx, wilds, blocks, head, fast)
-    if ctx.hand_size >= 2 and not ctx.must_out and (ctx.opened or not turn.pending):
+    if (ctx.hand_size >= 2 and not ctx.must_out and (ctx.opened or not turn.pending)
+            and ctx.rules.discard_rules == "any"):
         # any card may be discarded: listed lazily
         return LegalActions(ctx, head, blocks, wilds, None, len(hand) - hand.count(0))
     discards = _DISCARD[seat]
@@ -205,11 +206,12 @@ def _melds_possible(ctx: Ctx) -> bool:
     hand, turn = ctx.hand, ctx.state.turn
     assert hand is not None
     keep = max(0, 2 - turn.held_size)
-    if not ctx.must_out and ctx.pending_points + feasible.best_addition(
-            ctx.rules, hand, ctx.info, keep) >= ctx.minimum:
+    if not ctx.must_out and feasible.reaches_minimum(
+            ctx.rules, hand, ctx.info, keep, ctx.minimum - ctx.pending_points, ctx.scope):
         return True
     full = hand if not turn.held else _add(hand, turn.held)
-    return ctx.go_ok and feasible.can_meld_out(ctx.rules, full, ctx.info, ctx.need)
+    return ctx.go_ok and feasible.can_meld_out(ctx.rules, full, ctx.info, ctx.need,
+                                               scope=ctx.scope)
 
 
 def _melds(ctx: Ctx, wilds: list[tuple[int, ...]], blocks: list[Block], judged: list[Action],
@@ -316,7 +318,8 @@ def _pickup_candidates(ctx: Ctx) -> list[tuple[int, ...]]:
     hand, nat = ctx.hand, ctx.nat
     assert hand is not None and nat is not None
     rank = top >> 2
-    frozen = pile.frozen or (ctx.rules.frozen_until_melded and not ctx.opened)
+    frozen = (pile.frozen or ctx.rules.pile_always_frozen
+              or (ctx.rules.frozen_until_melded and not ctx.opened))
     out: list[tuple[int, ...]] = []
     rules = ctx.rules
     if not frozen and rank in ctx.melds and ctx.opened:

@@ -13,8 +13,10 @@ from typing import Any
 
 from . import feasible
 from .cards import (
+    JOKER,
     REAL,
     THREE,
+    TWO,
     WILD_RANK,
     Counts,
     card_code,
@@ -68,7 +70,8 @@ class Ctx:
     """What every judgement of one state needs, computed once."""
 
     __slots__ = ("state", "rules", "seat", "side", "hand", "hand_size", "opened", "melds",
-                 "_info", "minimum", "pending_points", "need", "must_out", "go_ok", "nat")
+                 "_info", "minimum", "pending_points", "need", "must_out", "go_ok", "nat",
+                 "scope")
 
     def __init__(self, state: State) -> None:
         rules = state.rules
@@ -84,11 +87,18 @@ class Ctx:
         self.melds: dict[int, Meld] = {m.rank: m for m in (table or turn.pending)}
         self._info: dict[int, tuple[int, int]] | None = None
         self.minimum = 0 if table else rules.initial_minimum(state.scores[self.side])
-        self.pending_points = _points(rules, turn.pending) if turn.pending else 0
+        self.scope: feasible.Scope | None = _scope(state, table) if rules.modern else None
+        self.pending_points = (_initial_points(rules, self.melds, self.pile_rank)
+                               if turn.pending else 0)
         self.need = rules.canastas_to_go_out
         self.must_out = turn.asked == "yes" or THREE in self.melds
         self.go_ok = turn.asked != "no"
         self.nat = naturals_by_rank(self.hand) if self.hand is not None else None
+
+    @property
+    def pile_rank(self) -> int | None:
+        """The rank of the pending meld that holds a taken top card (modern rules only)."""
+        return self.scope.pile_rank if self.scope is not None else None
 
     @property
     def info(self) -> dict[int, tuple[int, int]]:
@@ -111,6 +121,50 @@ class Ctx:
 def _points(rules: Any, melds: tuple[Meld, ...]) -> int:
     values = rules.card_values
     return sum(values[c] for m in melds for c in m.cards)
+
+
+def _scope(state: State, table: tuple[Meld, ...]) -> feasible.Scope:
+    """Closed ranks, the opening turn and the taken top card's meld (seed 001)."""
+    rules, turn = state.rules, state.turn
+    closed: set[int] = set()
+    if rules.closed_ranks:
+        for melds in (*state.melds, turn.pending):
+            for m in melds:
+                if m.rank >= 2 and m.wilds == 0 and m.size >= rules.canasta_size:
+                    closed.add(m.rank)
+    opening = all(m.rank in turn.started for m in table)
+    pile_rank = turn.started[0] if turn.took_pile and turn.started and not table else None
+    return feasible.Scope(frozenset(closed), opening, pile_rank)
+
+
+def _initial_points(rules: Any, melds: dict[int, Meld], pile_rank: int | None) -> int:
+    """The initial meld's card points; the taken top card does not count where only the hand's
+    cards do (seed 001 'Erstauslage')."""
+    points = _points(rules, tuple(melds.values()))
+    if pile_rank is not None and rules.initial_from_hand and pile_rank in melds:
+        points -= rules.card_values[pile_rank * 4 + 1]
+    return points
+
+
+def _clean(meld: Meld) -> bool:
+    """A pure meld of three naturals or more, or a wild-card meld (seed 001 'Erstauslage')."""
+    return meld.size >= 3 and (meld.rank == WILD_RANK or (meld.wilds == 0 and meld.rank >= 2))
+
+
+def _initial_met(ctx: Ctx, melds: dict[int, Meld], pile_rank: int | None) -> bool:
+    return initial_met(ctx.rules, ctx.minimum, melds, pile_rank)
+
+
+def initial_met(rules: Any, minimum: int, melds: dict[int, Meld], pile_rank: int | None) -> bool:
+    """Do the side's melds of this turn make its initial meld (pagat "Initial Meld
+    Requirement"; seed 001 'Erstauslage': a pure meld, and a canasta from the hand needs no
+    minimum)?"""
+    if rules.initial_needs_clean and not any(_clean(m) for m in melds.values()):
+        return False
+    if _initial_points(rules, melds, pile_rank) >= minimum:
+        return True
+    return rules.canasta_waives_minimum and any(
+        m.size >= rules.canasta_size and m.rank != pile_rank for m in melds.values())
 
 
 def _canastas(rules: Any, melds: dict[int, Meld] | list[Meld]) -> int:
@@ -152,6 +206,10 @@ def meld_shape_refusal(rules: Any, rank: int, naturals: int, wilds: int) -> Refu
         return None
     if naturals + wilds < 3:
         return _r("MELD_TOO_SMALL")
+    if rules.max_meld_size and naturals + wilds > rules.max_meld_size:
+        return _r("MELD_TOO_BIG", max=rules.max_meld_size)
+    if wilds and rank in rules.no_wild_ranks:
+        return _r("RANK_TAKES_NO_WILDS", rank=rank_code(rank))
     if naturals < rules.min_naturals:
         return _r("TOO_FEW_NATURALS", min=rules.min_naturals)
     if wilds > rules.max_wilds:
@@ -183,9 +241,10 @@ def _info(melds: dict[int, Meld]) -> dict[int, tuple[int, int]]:
 
 def _finish_refusal(ctx: Ctx, hand: Counts | None, size: int, melds: dict[int, Meld],
                     committed: bool, held: int, held_cards: tuple[int, ...] | None,
-                    took_pile: bool) -> Refusal | None:
+                    took_pile: bool, scope: feasible.Scope | None = None) -> Refusal | None:
     """After an action leaving ``hand`` and the side's ``melds``: can the turn be finished?"""
     rules = ctx.rules
+    scope = scope or ctx.scope
     must_out = ctx.must_out or THREE in melds
     # a binding yes, or black threes on the table: they are melded only when going out
     out_code = "MUST_GO_OUT" if ctx.state.turn.asked == "yes" else "BLACK_THREES_ONLY_WHEN_GOING_OUT"
@@ -208,13 +267,14 @@ def _finish_refusal(ctx: Ctx, hand: Counts | None, size: int, melds: dict[int, M
                                           else _add(hand, held_cards))
             if full is None:
                 return None  # cannot tell without the pile's cards; apply will ask for them
-            if not feasible.can_meld_out(rules, full, _info(melds), ctx.need, must_discard):
+            if not feasible.can_meld_out(rules, full, _info(melds), ctx.need, must_discard,
+                                         scope=scope):
                 if must_out:
                     return _r(out_code)
                 return _r("CANNOT_GO_OUT_WITHOUT_CANASTA", needed=ctx.need)
         return None
     # the side's melds this turn are still short of the initial minimum
-    points = _points(rules, tuple(melds.values()))
+    points = _initial_points(rules, melds, scope.pile_rank if scope is not None else None)
     if hand is None:
         return None
     info = _info(melds)
@@ -230,18 +290,18 @@ def _finish_refusal(ctx: Ctx, hand: Counts | None, size: int, melds: dict[int, M
         return None
     if not must_out:
         keep = max(0, 2 - held)
-        if points + feasible.best_addition(rules, hand, info, keep) >= ctx.minimum:
+        if feasible.reaches_minimum(rules, hand, info, keep, ctx.minimum - points, scope):
             return None
     if ctx.go_ok:
         if held:
-            if held_cards is not None and points + feasible.best_addition(
-                    rules, hand, info, 0) >= ctx.minimum and feasible.can_meld_out(
-                    rules, _add(hand, held_cards), info, ctx.need, must_discard):
+            if held_cards is not None and feasible.reaches_minimum(
+                    rules, hand, info, 0, ctx.minimum - points, scope) and feasible.can_meld_out(
+                    rules, _add(hand, held_cards), info, ctx.need, must_discard, scope=scope):
                 return None
         elif feasible.can_meld_out(rules, hand, info, ctx.need, must_discard,
                                    minimum=ctx.minimum if took_pile or not
                                    rules.concealed_waives_minimum else 0,
-                                   points_so_far=points):
+                                   points_so_far=points, scope=scope):
             return None
     if must_out:
         return _r(out_code)
@@ -302,11 +362,12 @@ def _judge_draw(ctx: Ctx, action: Action) -> Plan | Refusal:
     return Plan(action)
 
 
-def _frozen(pile: Pile, rank: int) -> Refusal:
+def _frozen(pile: Pile, rank: int, always: bool = False) -> Refusal:
     """The frozen-pile refusal, saying why it is frozen (pagat "Frozen Discard Pile")."""
     why = ({"en": " (a wild card or red three lies in it)",
             "de": " (eine wilde Karte oder rote Drei liegt darin)"} if pile.frozen else
-           {"en": " for your side until it melds", "de": " für euer Team, bis es gemeldet hat"})
+           {"en": " for your side until it melds", "de": " für euer Team, bis es gemeldet hat"}
+           if not always else {"en": " (always, in this variant)", "de": " (immer, in dieser Variante)"})
     return _r("PILE_FROZEN_NEEDS_NATURAL_PAIR", rank=rank_code(rank), why=why)
 
 
@@ -333,17 +394,20 @@ def _judge_take(ctx: Ctx, action: Action) -> Plan | Refusal:
     if rules.pile_needs_melded and not ctx.opened:
         return _r("PILE_NEEDS_INITIAL_MELD")
     rank = top >> 2
-    frozen = pile.frozen or (rules.frozen_until_melded and not ctx.opened)
+    if ctx.scope is not None and rank in ctx.scope.closed:
+        return _r("RANK_CLOSED", rank=rank_code(rank))
+    always = rules.pile_always_frozen
+    frozen = always or pile.frozen or (rules.frozen_until_melded and not ctx.opened)
     cards = action.cards
     existing = ctx.melds.get(rank) if ctx.opened else None
     naturals = sum(1 for c in cards if is_natural(c) and c >> 2 == rank)
     wilds = sum(1 for c in cards if is_wild(c))
     if naturals + wilds < len(cards) or len(cards) > 2:
         if frozen:
-            return _frozen(pile, rank)
+            return _frozen(pile, rank, always)
         return _r("PILE_CARDS_DO_NOT_MATCH", top=card_code(top))
     if naturals < 2 and frozen:
-        return _frozen(pile, rank)
+        return _frozen(pile, rank, always)
     if not cards:  # the top card alone onto the side's meld
         if not rules.pile_add_alone:
             return _r("PILE_NEEDS_A_NATURAL", rank=rank_code(rank))
@@ -374,8 +438,10 @@ def _judge_take(ctx: Ctx, action: Action) -> Plan | Refusal:
     held_cards = (rest if not reds else tuple(c for c in rest if not is_red_three(c))) \
         if rest is not None else None
     held = pile.size - 1 - reds
-    commit = ctx.opened or _points(rules, (meld,)) >= ctx.minimum
-    bad = _finish_refusal(ctx, hand, size, melds, commit, held, held_cards, took_pile=True)
+    scope = ctx.scope._replace(pile_rank=rank) if ctx.scope is not None and not ctx.opened else None
+    commit = ctx.opened or _initial_met(ctx, {rank: meld}, rank)
+    bad = _finish_refusal(ctx, hand, size, melds, commit, held, held_cards, took_pile=True,
+                          scope=scope)
     if bad:
         return bad
     return Plan(action, rank, meld, hand, commit=commit and not ctx.opened)
@@ -383,7 +449,7 @@ def _judge_take(ctx: Ctx, action: Action) -> Plan | Refusal:
 
 def _resolve_rank(ctx: Ctx, action: Action) -> int | Refusal:
     ranks = {c >> 2 for c in action.cards if not is_wild(c)}
-    if any(is_red_three(c) for c in action.cards):
+    if any(ctx.rules.is_bonus_card(c) for c in action.cards):
         return _r("RED_THREE_NOT_MELDABLE")
     if action.rank is not None and action.rank <= REAL:
         if not ctx.rules.real_canasta_bonus:
@@ -434,9 +500,33 @@ def _judge_meld(ctx: Ctx, action: Action) -> Plan | Refusal:
     bad = meld_shape_refusal(rules, rank, meld.naturals, meld.wilds)
     if bad:
         return bad
+    if ctx.scope is not None:
+        bad = _modern_refusal(ctx, ctx.scope, rank, meld, meld.wilds - (existing.wilds if existing else 0))
+        if bad:
+            return bad
     melds = dict(ctx.melds)
     melds[rank] = meld
     return _meld_plan(ctx, action, rank, meld, melds, hand)
+
+
+def _modern_refusal(ctx: Ctx, scope: feasible.Scope, rank: int, meld: Meld,
+                    added_wilds: int) -> Refusal | None:
+    """Closed ranks and where wild cards may go (seed 001 'Auslagen', 'Wilde Karten anlegen',
+    'Siebenen und Asse', 'Auslagen aus wilden Karten')."""
+    rules = ctx.rules
+    if rank in scope.closed:
+        return _r("RANK_CLOSED", rank=rank_code(rank))
+    if not added_wilds or rank == WILD_RANK:
+        return None
+    if not scope.opening:
+        if rank in rules.initial_wild_ranks:
+            return _r("WILDS_ONLY_IN_INITIAL_MELD", rank=rank_code(rank))
+        if rules.rule_of_five and meld.naturals < 5:
+            return _r("RULE_OF_FIVE")
+    wild = ctx.melds.get(WILD_RANK)
+    if rules.wild_meld_blocks and wild is not None and wild.size < rules.canasta_size:
+        return _r("WILD_MELD_INCOMPLETE")
+    return None
 
 
 def _meld_plan(ctx: Ctx, action: Action, rank: int, meld: Meld, melds: dict[int, Meld],
@@ -444,10 +534,7 @@ def _meld_plan(ctx: Ctx, action: Action, rank: int, meld: Meld, melds: dict[int,
     """Accept a meld whose shape is right if the turn can still be finished after it."""
     rules, turn = ctx.rules, ctx.state.turn
     size = ctx.hand_size - len(action.cards)
-    commit = ctx.opened
-    if not commit:
-        points = _points(rules, tuple(melds.values()))
-        commit = points >= ctx.minimum
+    commit = ctx.opened or _initial_met(ctx, melds, ctx.pile_rank)
     held = turn.held_size if not ctx.opened else 0
     bad = _finish_refusal(ctx, hand, size, melds, commit, held, turn.held, turn.took_pile)
     if bad:
@@ -468,6 +555,10 @@ def _judge_discard(ctx: Ctx, action: Action) -> Plan | Refusal:
     if not ctx.opened and turn.pending and (left or turn.took_pile or turn.held_size
                                             or not ctx.rules.concealed_waives_minimum):
         return _r("INITIAL_MELD_TOO_LOW", required=ctx.minimum, offered=ctx.pending_points)
+    if ctx.rules.discard_rules == "modern":
+        bad = _discard_refusal(ctx, card, left)
+        if bad:
+            return bad
     if left == 0:
         if not ctx.go_ok:
             return _r("PARTNER_SAID_NO")
@@ -476,6 +567,32 @@ def _judge_discard(ctx: Ctx, action: Action) -> Plan | Refusal:
     elif ctx.must_out:
         return _r("MUST_GO_OUT")
     return Plan(action, hand=_sub(ctx.hand, (card,)), goes_out=left == 0)
+
+
+def _discard_refusal(ctx: Ctx, card: int, left: int) -> Refusal | None:
+    """Seed 001 'Abwerfen': a wild card only to go out or from a hand of wild cards only; on an
+    empty pile an ace or a seven only if no other natural is held, and a card of a closed rank
+    only if nothing else can be discarded."""
+    hand, nat = ctx.hand, ctx.nat
+    assert hand is not None and nat is not None
+    if is_wild(card):
+        if left == 0 or nat[TWO] + hand[JOKER] == ctx.hand_size:
+            return None
+        return _r("WILD_DISCARD_NOT_ALLOWED")
+    if ctx.state.pile.size:
+        return None
+    closed = ctx.scope.closed if ctx.scope is not None else frozenset()
+    last = ctx.rules.empty_pile_ranks
+
+    def tier(rank: int) -> int:
+        return 2 if rank in closed else (1 if rank in last else 0)
+
+    mine = tier(card >> 2)
+    if mine and any(nat[r] and tier(r) < mine for r in range(2, 13)):
+        if mine == 2:
+            return _r("CLOSED_RANK_DISCARD", rank=rank_code(card >> 2))
+        return _r("EMPTY_PILE_DISCARD", rank=rank_code(card >> 2))
+    return None
 
 
 _ASK_AFTER_DRAWING = Refusal("ASK_NOT_ALLOWED", {"why": {
@@ -500,7 +617,8 @@ def _judge_ask(ctx: Ctx, action: Action) -> Plan | Refusal:
     if ctx.hand is None:
         raise NeedsHiddenInfo(f"the hand of seat {ctx.seat}")
     must_discard = rules.must_discard_to_go_out and THREE not in ctx.melds
-    if not feasible.can_meld_out(rules, ctx.hand, ctx.info, ctx.need, must_discard, nat=ctx.nat):
+    if not feasible.can_meld_out(rules, ctx.hand, ctx.info, ctx.need, must_discard, nat=ctx.nat,
+                                 scope=ctx.scope):
         return _ASK_WHEN_OUT_POSSIBLE
     return Plan(action)
 
@@ -651,8 +769,8 @@ def _build_take(ctx: Ctx, plan: Plan, started: tuple[int, ...],
         rest: tuple[int, ...] = ()
     else:
         rest = pile.cards[:-1]
-    reds = tuple(c for c in rest if is_red_three(c))
-    held = tuple(c for c in rest if not is_red_three(c))
+    reds = tuple(c for c in rest if rules.is_bonus_card(c))
+    held = tuple(c for c in rest if not rules.is_bonus_card(c))
     bonus = _set(state.bonus, side, tuple(sorted(state.bonus[side] + reds)))
     melds = dict(ctx.melds) if ctx.opened else {}
     melds[plan.rank] = plan.meld
@@ -696,13 +814,17 @@ def _build_draw(state: State, events: list[Event]) -> tuple[State, list[Event]]:
     pos = wanted
     reds: list[int] = []
     ended = False
-    if 5 in drawn or 6 in drawn:  # red threes are laid out and replaced (pagat "The Deal")
+    if any(rules.is_bonus_card(c) for c in drawn):  # laid out and replaced (pagat "The Deal")
         drawn_list: list[int] = []
         pos = 0
         while wanted and pos < len(stock):
             card = stock[pos]
             pos += 1
-            if is_red_three(card):
+            if rules.is_bonus_card(card):
+                if pos == len(stock) and rules.last_three_kept:
+                    drawn_list.append(card)  # seed 001 'Dreien': kept, counts 5, ends the deal
+                    ended = True
+                    break
                 reds.append(card)
                 # a red three as the last card ends the deal at once (pagat "Going Out"),
                 # or the player finishes his turn where the deal ends after it (seed 002)

@@ -88,6 +88,34 @@ CODES: dict[str, tuple[str, str, str]] = {
                                 "einmal ausgelegt."),
     "MELD_TOO_BIG": ("melds", "A meld holds at most {max} cards.",
                      "Eine Meldung hat höchstens {max} Karten."),
+    "RANK_TAKES_NO_WILDS": ("melds.wilds", "A meld of {rank}s never takes wild cards.",
+                            "Eine Meldung aus {rank} nimmt nie wilde Karten."),
+    "WILDS_ONLY_IN_INITIAL_MELD": ("melds.wilds",
+                                   "A meld of {rank}s takes wild cards only in the initial meld.",
+                                   "Eine Meldung aus {rank} nimmt wilde Karten nur in der "
+                                   "Erstauslage."),
+    "RULE_OF_FIVE": ("melds.wilds", "After the initial meld, wild cards go only into a meld of five "
+                     "or more natural cards, or into a meld of wild cards.",
+                     "Nach der Erstauslage kommen wilde Karten nur in eine Auslage mit fünf oder "
+                     "mehr natürlichen Karten oder in eine Auslage aus wilden Karten."),
+    "WILD_MELD_INCOMPLETE": ("melds.wilds", "While your side's meld of wild cards is incomplete, "
+                             "no wild card goes into another meld.",
+                             "Solange eure Auslage aus wilden Karten unvollendet ist, kommt keine "
+                             "wilde Karte an eine andere Auslage."),
+    "RANK_CLOSED": ("melds", "A pure canasta of {rank}s is complete: nobody melds that rank again.",
+                    "Ein reines Canasta aus {rank} ist vollendet: niemand legt diesen Rang mehr aus."),
+    "WILD_DISCARD_NOT_ALLOWED": ("discard", "A wild card is discarded only when going out or from a "
+                                 "hand of wild cards only.",
+                                 "Eine wilde Karte wird nur beim Ausmachen oder aus einer Hand nur "
+                                 "aus wilden Karten abgeworfen."),
+    "EMPTY_PILE_DISCARD": ("discard", "On an empty pile, a {rank} may be discarded only if you hold "
+                           "no other natural card.",
+                           "Auf einen leeren Stapel darf {rank} nur, wenn du keine andere "
+                           "natürliche Karte hältst."),
+    "CLOSED_RANK_DISCARD": ("discard", "On an empty pile, a card of the closed rank {rank} may be "
+                            "discarded only if nothing else can be.",
+                            "Auf einen leeren Stapel darf eine Karte des geschlossenen Rangs {rank} "
+                            "nur, wenn nichts anderes geht."),
     "BLACK_THREES_ONLY_WHEN_GOING_OUT": (
         "threes.black", "Black threes are melded only when going out, three or four without wilds.",
         "Schwarze Dreien darf man nur beim Ausmachen melden, drei oder vier ohne wilde Karten."),
@@ -132,8 +160,13 @@ CODES: dict[str, tuple[str, str, str]] = {
                             "Der Spielstand enthält {count} Karten; das Spiel hat {deck}."),
     "RED_THREE_IN_HAND": ("threes.red", "A red three is laid out at once, never kept in the hand.",
                           "Eine rote Drei wird sofort ausgelegt, nie auf der Hand behalten."),
-    "NOT_A_BONUS_CARD": ("threes.red", "Only red threes are laid out as bonus cards: {card}.",
-                         "Nur rote Dreien liegen als Bonuskarten aus: {card}."),
+    "THREE_IN_HAND": ("threes.red", "Every three is laid out at once; only a three drawn as the last "
+                      "card of the stock stays in the hand, and it ends the deal.",
+                      "Jede Drei wird sofort ausgelegt; nur eine als letzte Karte vom Stapel "
+                      "gezogene Drei bleibt auf der Hand und beendet das Spiel."),
+    "THREE_IN_PILE": ("threes.red", "Threes are never discarded.", "Dreien werden nie abgeworfen."),
+    "NOT_A_BONUS_CARD": ("threes.red", "{card} is not a bonus card in this game.",
+                         "{card} ist in diesem Spiel keine Bonuskarte."),
     "MELD_RANK_MISMATCH": ("melds", "The meld of rank {rank} holds {card}.",
                            "Die Meldung des Rangs {rank} enthält {card}."),
     "DUPLICATE_MELD_RANK": ("melds", "A side has only one meld of each rank ({rank}).",

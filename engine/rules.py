@@ -114,6 +114,41 @@ class RuleSet:
     wild_meld: str = "none"  # none | complete (seven wild cards laid at once) | grow (3 to 7)
     wild_canasta_bonus: int = 0
     real_canasta_bonus: int = 0  # canastra "Canastra Real": a suit sequence of seven (0: none)
+    # Modern American (seed 001); the defaults leave every other variant as it was
+    all_threes_bonus: bool = False  # every three, red or black, is laid out and replaced
+    last_three_kept: bool = False  # a three drawn as the last stock card stays in hand, ends the deal
+    threes_by_colour: tuple[int, ...] = ()  # bonus for 0..4 threes of one colour, each colour apart
+    max_meld_size: int = 0  # 0: no limit
+    closed_ranks: bool = False  # a completed pure canasta closes its rank for everyone
+    rule_of_five: bool = False  # after the opening turn a wild card joins only a meld of 5 naturals
+    no_wild_ranks: tuple[int, ...] = ()  # ranks that never take wild cards
+    initial_wild_ranks: tuple[int, ...] = ()  # ranks that take wild cards only in the opening turn
+    wild_meld_blocks: bool = False  # while the side's wild meld is incomplete, no wilds elsewhere
+    initial_from_hand: bool = False  # the taken top card does not count toward the minimum
+    initial_needs_clean: bool = False  # the initial meld holds a pure meld of 3+ or a wild meld
+    canasta_waives_minimum: bool = False  # a canasta laid from the hand needs no minimum
+    pile_always_frozen: bool = False  # the pile is taken only with a natural pair
+    discard_rules: str = "any"  # any | modern (wilds only to go out; aces, sevens, closed ranks)
+    empty_pile_ranks: tuple[int, ...] = ()  # modern: ranks discarded on an empty pile only as a last resort
+    pure_rank_canasta_bonus: tuple[tuple[int, int], ...] = ()  # (rank, bonus) of a pure canasta
+    wild_canasta_bonuses: tuple[tuple[int, int, int], ...] = ()  # (twos, jokers, bonus) overrides
+    melded_negative_without_canasta: bool = False  # melded cards count against a side without one
+    incomplete_penalties: tuple[tuple[int, int], ...] = ()  # (rank, penalty): incomplete pure meld
+    wild_meld_incomplete_penalty: int = 0
+    wild_meld_incomplete_four_jokers: int = 0
+    held_group_penalty: tuple[tuple[int, int, int], ...] = ()  # (rank, count, penalty) per player
+
+    def is_bonus_card(self, card: int) -> bool:
+        """Red threes; every three where all threes are laid out (seed 001 'Dreien')."""
+        return card == 5 or card == 6 or (self.all_threes_bonus and (card == 4 or card == 7))
+
+    @cached_property
+    def modern(self) -> bool:
+        """Meld rules that the counting shortcuts of ``feasible`` do not cover (seed 001)."""
+        return bool(self.max_meld_size or self.closed_ranks or self.rule_of_five
+                    or self.no_wild_ranks or self.initial_wild_ranks or self.wild_meld_blocks
+                    or self.initial_needs_clean or self.canasta_waives_minimum
+                    or self.wild_meld == "grow")
 
     def side_of(self, seat: int) -> int:
         return seat % self.sides
@@ -166,6 +201,16 @@ class RuleSet:
                 value = [{"from_score": low, "minimum": m} for low, m in value]
             elif f.name == "red_three_bonus_all":
                 value = [{"count": c, "total": t} for c, t in value]
+            elif f.name in ("no_wild_ranks", "initial_wild_ranks", "empty_pile_ranks"):
+                value = [RANKS[r] for r in value]
+            elif f.name in ("pure_rank_canasta_bonus", "incomplete_penalties"):
+                value = [{"rank": RANKS[r], "points": p} for r, p in value]
+            elif f.name == "wild_canasta_bonuses":
+                value = [{"twos": t, "jokers": j, "bonus": b} for t, j, b in value]
+            elif f.name == "held_group_penalty":
+                value = [{"rank": RANKS[r], "count": c, "points": p} for r, c, p in value]
+            elif f.name == "threes_by_colour":
+                value = list(value)
             out[f.name] = value
         return out
 
@@ -188,23 +233,35 @@ SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("deck and card values", "deck", ("packs", "jokers", "card_values")),
     ("deal", "deal", ("hand_size", "upcard")),
     ("turn", "turn", ("draw_count",)),
-    ("melds", "melds", ("min_naturals", "black_three_meld", "wild_meld")),
-    ("wild cards in melds", "melds.wilds", ("max_wilds", "natural_majority")),
+    ("melds", "melds", ("min_naturals", "black_three_meld", "wild_meld", "max_meld_size",
+                        "closed_ranks")),
+    ("wild cards in melds", "melds.wilds", ("max_wilds", "natural_majority", "rule_of_five",
+                                            "no_wild_ranks", "initial_wild_ranks",
+                                            "wild_meld_blocks")),
     ("canastas", "canasta", ("canasta_size", "natural_canasta_bonus", "mixed_canasta_bonus",
-                             "wild_canasta_bonus", "real_canasta_bonus")),
-    ("initial meld", "initial_meld", ("initial_minimums", "concealed_waives_minimum")),
+                             "wild_canasta_bonus", "real_canasta_bonus", "pure_rank_canasta_bonus",
+                             "wild_canasta_bonuses")),
+    ("initial meld", "initial_meld", ("initial_minimums", "concealed_waives_minimum",
+                                      "initial_from_hand", "initial_needs_clean",
+                                      "canasta_waives_minimum")),
     ("taking the discard pile", "pile.take", ("pile_natural_and_wild", "pile_add_alone",
                                               "pile_one_natural", "pile_needs_melded",
-                                              "black_three_blocks", "one_card_pile_rule")),
+                                              "black_three_blocks", "one_card_pile_rule",
+                                              "pile_always_frozen")),
+    ("discarding", "discard", ("discard_rules", "empty_pile_ranks")),
     ("frozen pile", "pile.frozen", ("freeze_on_wild", "freeze_on_red_three",
                                     "frozen_until_melded")),
     ("red threes", "threes.red", ("red_three_bonus", "red_three_bonus_all", "red_three_card_points",
-                                  "red_three_negative", "red_three_in_hand_penalty")),
+                                  "red_three_negative", "red_three_in_hand_penalty",
+                                  "all_threes_bonus", "last_three_kept", "threes_by_colour")),
     ("going out", "going_out", ("canastas_to_go_out", "must_discard_to_go_out", "going_out_bonus")),
     ("going out concealed", "going_out.concealed", ("concealed_bonus", "concealed_rule",
                                                     "blatt_bonus", "hand_canasta_bonus",
                                                     "first_turn_bonus")),
     ("may I go out?", "going_out.ask", ("ask_partner", "ask_once_per_deal")),
     ("end of the stock", "stock_exhausted", ("stock_exhausted", "stock_exhausted_penalty")),
+    ("penalties", "scoring", ("melded_negative_without_canasta", "incomplete_penalties",
+                              "wild_meld_incomplete_penalty", "wild_meld_incomplete_four_jokers",
+                              "held_group_penalty")),
     ("game", "target", ("target", "sujo")),
 )

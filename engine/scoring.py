@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import REAL, WILD_RANK, is_red_three
+from .cards import JOKER, REAL, WILD_RANK, is_red_three
 from .rules import RuleSet
-from .state import State, Turn
+from .state import Meld, State, Turn
 
 
 class ScoringNeedsHiddenInfo(Exception):
@@ -67,6 +67,58 @@ def going_out_bonus(rules: RuleSet, turn: Turn) -> int:
     return rules.concealed_bonus if turn.concealed else rules.going_out_bonus
 
 
+def canasta_bonus(rules: RuleSet, meld: Meld) -> int:
+    """Natural 500, mixed 300 (pagat "Classic Canasta Scoring"); seed 001 'Canasta-Prämien':
+    pure sevens or aces 2,500, wild canastas 3,000 / 2,500 / 2,000."""
+    if meld.rank == WILD_RANK:
+        jokers = meld.cards.count(JOKER)
+        for twos, j, bonus in rules.wild_canasta_bonuses:
+            if jokers == j and meld.size - jokers == twos:
+                return bonus
+        return rules.wild_canasta_bonus
+    if meld.rank <= REAL:
+        return rules.real_canasta_bonus
+    if meld.wilds:
+        return rules.mixed_canasta_bonus
+    for rank, bonus in rules.pure_rank_canasta_bonus:
+        if rank == meld.rank:
+            return bonus
+    return rules.natural_canasta_bonus
+
+
+def threes_by_colour(rules: RuleSet, bonus_cards: tuple[int, ...], canastas: int) -> int:
+    """Seed 001 'Dreien': per colour 100 / 300 / 500 / 1,000 for one to four threes; against a
+    side with no canasta, nothing with one, for a side with two or more."""
+    table = rules.threes_by_colour
+    red = sum(1 for c in bonus_cards if c in (5, 6))
+    black = len(bonus_cards) - red
+    points = table[min(red, len(table) - 1)] + table[min(black, len(table) - 1)]
+    return -points if canastas == 0 else (0 if canastas == 1 else points)
+
+
+def modern_penalties(rules: RuleSet, state: State, side: int) -> int:
+    """Seed 001 'Strafen': incomplete sevens or pure aces, an incomplete wild-card meld, and
+    three or more aces or sevens left in a player's hand."""
+    penalty = 0
+    for m in state.melds[side]:
+        if m.size >= rules.canasta_size:
+            continue
+        if m.rank == WILD_RANK:
+            four = m.cards.count(JOKER) >= 4 and rules.wild_meld_incomplete_four_jokers
+            penalty += rules.wild_meld_incomplete_four_jokers if four else \
+                rules.wild_meld_incomplete_penalty
+        elif m.wilds == 0:
+            penalty += sum(p for r, p in rules.incomplete_penalties if r == m.rank)
+    for seat in rules.seats_of(side):
+        hand = state.hands[seat]
+        if hand is None:
+            continue
+        for rank, count, points in rules.held_group_penalty:
+            if sum(hand[rank * 4:rank * 4 + 4]) >= count:
+                penalty += points
+    return penalty
+
+
 def score_side(state: State, side: int) -> dict[str, int]:
     rules = state.rules
     values = rules.card_values
@@ -74,15 +126,7 @@ def score_side(state: State, side: int) -> dict[str, int]:
     seats = rules.seats_of(side)
     turn = state.turn
     melded = sum(values[c] for m in melds for c in m.cards)
-    canasta = 0
-    for m in melds:
-        if m.size >= rules.canasta_size:
-            if m.rank == WILD_RANK:
-                canasta += rules.wild_canasta_bonus
-            elif m.rank <= REAL:
-                canasta += rules.real_canasta_bonus
-            else:
-                canasta += rules.natural_canasta_bonus if m.wilds == 0 else rules.mixed_canasta_bonus
+    canasta = sum(canasta_bonus(rules, m) for m in melds if m.size >= rules.canasta_size)
     hand_cards = 0
     reds_in_hand = 0
     for seat in seats:
@@ -93,7 +137,7 @@ def score_side(state: State, side: int) -> dict[str, int]:
             continue
         for card, n in enumerate(hand):
             if n:
-                if is_red_three(card):
+                if is_red_three(card) and not rules.all_threes_bonus:
                     reds_in_hand += n
                 else:
                     hand_cards -= n * values[card]
@@ -103,12 +147,18 @@ def score_side(state: State, side: int) -> dict[str, int]:
     if (rules.red_three_negative == "no_meld" and not melds) or (
             rules.red_three_negative == "no_canasta" and not canastas):
         bonus = -bonus  # pagat "Classic Canasta Scoring"; ASS p. 1: no canasta
+    if rules.threes_by_colour:
+        bonus = threes_by_colour(rules, state.bonus[side], canastas)
+    if rules.melded_negative_without_canasta and not canastas:
+        melded = -melded  # seed 001 'Strafen': melded cards count against a side without one
     going_out = 0
     if turn.went_out is not None and rules.side_of(turn.went_out) == side:
         going_out = going_out_bonus(rules, turn)
     penalties = -reds_in_hand * rules.red_three_in_hand_penalty
     if turn.stock_exhausted and turn.went_out is None:
         penalties -= rules.stock_exhausted_penalty  # ASS p. 4: each side loses 100
+    if rules.incomplete_penalties or rules.held_group_penalty or rules.wild_meld_incomplete_penalty:
+        penalties -= modern_penalties(rules, state, side)
     out = {
         "melded_cards": melded,
         "hand_cards": hand_cards,

@@ -92,6 +92,7 @@ def validate_data(data: Data) -> list[Problem]:
         return problems
     phase = turn.get("phase", DRAW)
     seat = turn.get("seat", 0)
+    three_code = "THREE" if rules.all_threes_bonus else "RED_THREE"
     side = rules.side_of(seat)
     went_out = turn.get("went_out")
     # every card we can see, with its path
@@ -105,8 +106,8 @@ def validate_data(data: Data) -> list[Problem]:
             for j, code in enumerate(hand):
                 card = parse_card(code)
                 seen.append((card, f"/hands/{i}/{j}"))
-                if is_red_three(card) and phase != OVER:  # at the end it costs 500
-                    add(Problem("RED_THREE_IN_HAND", f"/hands/{i}/{j}"))
+                if rules.is_bonus_card(card) and phase != OVER:  # at the end it costs 500
+                    add(Problem(three_code + "_IN_HAND", f"/hands/{i}/{j}"))
         total += size
         if size == 0 and phase != OVER:
             add(Problem("IMPOSSIBLE_SIZE", f"/hands/{i}",
@@ -127,13 +128,20 @@ def validate_data(data: Data) -> list[Problem]:
     _check_melds(rules, pending, "/turn/pending", seen, add, black_ok=phase == PLAY)
     total += sum(len(m["cards"]) for m in pending)
     if pending:
-        values = rules.card_values
-        points = sum(values[parse_card(c)] for m in pending for c in m["cards"])
+        from .play import _initial_points, initial_met
+
+        pending_melds = {}
+        for m in pending:
+            meld = Meld.of(parse_rank(m["rank"]), _cards(m["cards"]))
+            pending_melds[meld.rank] = meld
+        started = [parse_rank(r) for r in turn.get("started") or []]
+        pile_rank = started[0] if turn.get("took_pile") and started else None
+        points = _initial_points(rules, pending_melds, pile_rank)
         if phase != PLAY or data["melds"][side]:
             add(Problem("PHASE_INCONSISTENT", "/turn/pending",
                         {"detail": "pending melds belong to the play phase of a side that has "
                                    "not melded yet"}))
-        elif points >= minimum:
+        elif initial_met(rules, minimum, pending_melds, pile_rank):
             add(Problem("PHASE_INCONSISTENT", "/turn/pending",
                         {"detail": f"pending melds counting {points} already meet the minimum "
                                    f"{minimum}; they belong on the table"}))
@@ -141,7 +149,7 @@ def validate_data(data: Data) -> list[Problem]:
         for j, code in enumerate(bonus):
             card = parse_card(code)
             seen.append((card, f"/bonus_cards/{s}/{j}"))
-            if not is_red_three(card):
+            if not rules.is_bonus_card(card):
                 add(Problem("NOT_A_BONUS_CARD", f"/bonus_cards/{s}/{j}", {"card": card_code(card)}))
         total += len(bonus)
     pile = data["discard"]
@@ -156,17 +164,17 @@ def validate_data(data: Data) -> list[Problem]:
             if is_wild(card) and not pile.get("frozen"):
                 add(Problem("PILE_VIEW_INCONSISTENT", "/discard/frozen",
                             {"detail": "a wild card on top freezes the pile"}))
-            if is_red_three(card):
-                add(Problem("RED_THREE_IN_PILE", "/discard/top"))
+            if rules.is_bonus_card(card):
+                add(Problem(three_code + "_IN_PILE", "/discard/top"))
     else:
         total += len(pile)
         plain_below = False
         for j, code in enumerate(pile):
             card = parse_card(code)
             seen.append((card, f"/discard/{j}"))
-            if is_red_three(card) and (plain_below or j == len(pile) - 1
-                                       or rules.upcard != "cover"):
-                add(Problem("RED_THREE_IN_PILE", f"/discard/{j}"))
+            if rules.is_bonus_card(card) and (plain_below or j == len(pile) - 1
+                                              or rules.upcard != "cover"):
+                add(Problem(three_code + "_IN_PILE", f"/discard/{j}"))
             if not (is_wild(card) or is_red_three(card)):
                 plain_below = True
     for j, code in enumerate(data.get("set_aside") or []):
@@ -188,8 +196,8 @@ def validate_data(data: Data) -> list[Problem]:
         for j, code in enumerate(held):
             card = parse_card(code)
             seen.append((card, f"/turn/held/{j}"))
-            if is_red_three(card):
-                add(Problem("RED_THREE_IN_HAND", f"/turn/held/{j}"))
+            if rules.is_bonus_card(card):
+                add(Problem(three_code + "_IN_HAND", f"/turn/held/{j}"))
     if held_size and not (pending and turn.get("took_pile")):
         add(Problem("PHASE_INCONSISTENT", "/turn/held",
                     {"detail": "held pile cards need a pile taken for pending melds"}))
@@ -225,11 +233,15 @@ def _check_melds(rules: RuleSet, melds: list[Data], base: str, seen: list[tuple[
             add(Problem("DUPLICATE_MELD_RANK", f"{path}/rank", {"rank": rank_code(rank)}))
         ranks.add(rank)
         if rank == WILD_RANK:
-            add(Problem("WILD_MELD_NOT_ALLOWED", f"{path}/rank"))
+            refusal = (Refusal("NOT_A_VALID_MELD", {"cards": " ".join(card_code(c) for c in cards)})
+                       if any(not is_wild(c) for c in cards) else
+                       meld_shape_refusal(rules, rank, 0, len(cards)))
+            if refusal:
+                add(Problem(refusal.code, path, refusal.params))
             continue
         bad = False
         for j, c in enumerate(cards):
-            if is_red_three(c):
+            if rules.is_bonus_card(c):
                 add(Problem("RED_THREE_NOT_MELDABLE", f"{path}/cards/{j}"))
                 bad = True
             elif not is_wild(c) and c >> 2 != rank:

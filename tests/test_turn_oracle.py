@@ -22,7 +22,7 @@ from tests.playout import playout
 
 
 def _immediate_only(ctx: Any, hand: Any, size: int, melds: Any, committed: bool, held: int,
-                    held_cards: Any, took_pile: bool) -> Any:
+                    held_cards: Any, took_pile: bool, scope: Any = None) -> Any:
     """The judge's end-of-turn check cut down to what an action does at once: emptying the hand
     is going out, and going out has its conditions. Whether the turn can be finished later is
     left to the search."""

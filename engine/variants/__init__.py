@@ -9,7 +9,7 @@ from typing import Any
 
 from ..reasons import Refusal, UnknownRules
 from ..rules import Option, RuleSet
-from . import canastra, classic, family, german
+from . import canastra, classic, family, german, modern_american
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,10 @@ VARIANTS: tuple[Variant, ...] = (
     Variant("classic", "Classic Canasta", ("canasta", "official"),
             "The 1950s standard game: 2 packs and 4 jokers, melds of one rank, one canasta to go out.",
             (2, 3, 4, 6), classic.OPTIONS, classic.build),
+    Variant("modern-american", "Modern American Canasta", ("modern", "american", "american-canasta"),
+            "Four players, 13 cards: every three laid out, melds of three to seven with at most two "
+            "wild cards, wild-card melds, the rule of five, two canastas to go out, game to 8,500.",
+            (4,), modern_american.OPTIONS, modern_american.build),
     Variant("german", "Canasta (ASS Altenburger, German rules)", ("ass", "deutsch"),
             "Classic as German tables play it: natural majority in melds, no pickup with a wild, "
             "a last card to discard, Blatt and Hand canasta bonuses.",

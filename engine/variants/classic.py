@@ -21,6 +21,7 @@ SOURCES: dict[str, str] = {
     "canasta": "pagat: Melds and Canastas (seed 000 'Meldungen und Canastas')",
     "initial_meld": "pagat: Initial Meld Requirement (seed 000 'Die erste Meldung: Mindestpunkte')",
     "pile.take": "pagat: The Play in Classic Canasta (seed 000 'Den Ablagestapel nehmen')",
+    "discard": "pagat: The Play in Classic Canasta (seed 000 'Ablauf eines Zuges')",
     "pile.blocked": "pagat: The Play in Classic Canasta (seed 000 'Den Ablagestapel nehmen')",
     "pile.frozen": "pagat: Frozen Discard Pile (seed 000 'Der eingefrorene Stapel')",
     "pile.buried": "pagat: The Play in Classic Canasta (seed 000 'Streit- und Sonderfälle')",
