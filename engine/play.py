@@ -371,6 +371,11 @@ def _frozen(pile: Pile, rank: int, always: bool = False) -> Refusal:
     return _r("PILE_FROZEN_NEEDS_NATURAL_PAIR", rank=rank_code(rank), why=why)
 
 
+def threes_event(rules: Any) -> str:
+    """The event that lays out bonus threes: red threes, or every three (seed 001 'Dreien')."""
+    return "threes" if rules.all_threes_bonus else "red-threes"
+
+
 def _judge_take(ctx: Ctx, action: Action) -> Plan | Refusal:
     rules, state = ctx.rules, ctx.state
     pile = state.pile
@@ -532,7 +537,7 @@ def _modern_refusal(ctx: Ctx, scope: feasible.Scope, rank: int, meld: Meld,
 def _meld_plan(ctx: Ctx, action: Action, rank: int, meld: Meld, melds: dict[int, Meld],
                hand: Counts) -> Plan | Refusal:
     """Accept a meld whose shape is right if the turn can still be finished after it."""
-    rules, turn = ctx.rules, ctx.state.turn
+    turn = ctx.state.turn
     size = ctx.hand_size - len(action.cards)
     commit = ctx.opened or _initial_met(ctx, melds, ctx.pile_rank)
     held = turn.held_size if not ctx.opened else 0
@@ -777,7 +782,7 @@ def _build_take(ctx: Ctx, plan: Plan, started: tuple[int, ...],
     events.append({"type": "took-pile", "seat": seat, "top": pile.top,
                    "cards": plan.action.cards, "size": pile.size})
     if reds:
-        events.append({"type": "red-threes", "seat": seat, "cards": tuple(reds)})
+        events.append({"type": threes_event(rules), "seat": seat, "cards": tuple(reds)})
     extended = plan.rank in ctx.melds and ctx.opened
     hand, size = plan.hand, ctx.hand_size - len(plan.action.cards)
     new_turn = turn._replace(phase=PLAY, took_pile=True, started=started, extended=extended)
@@ -840,7 +845,7 @@ def _build_draw(state: State, events: list[Event]) -> tuple[State, list[Event]]:
     bonus = state.bonus
     if reds:
         bonus = _set(bonus, side, tuple(sorted(bonus[side] + tuple(reds))))
-        events.append({"type": "red-threes", "seat": seat, "cards": tuple(reds)})
+        events.append({"type": threes_event(rules), "seat": seat, "cards": tuple(reds)})
     if ended:
         state = _evolve(state, hands=_set(state.hands, seat, hand), bonus=bonus,
                         hand_sizes=_set(state.hand_sizes, seat, state.hand_sizes[seat] + len(drawn)),

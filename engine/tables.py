@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from .cards import RANKS
 from .rules import RuleSet
 from .variants import VARIANTS, rules_for
 
@@ -28,6 +29,8 @@ def _pile(rules: RuleSet) -> str:
     if rules.pile_one_natural:
         ways.append("top card + natural onto a meld")
     freeze = []
+    if rules.pile_always_frozen:
+        return "natural pair only (always frozen)"
     if rules.freeze_on_wild:
         freeze.append("wild inside")
     if rules.frozen_until_melded:
@@ -62,10 +65,19 @@ def variants_table() -> str:
             wilds = "any" if r.max_wilds >= 99 else f"≤ {r.max_wilds}"
             if r.natural_majority:
                 wilds += ", fewer than naturals"
+            if r.rule_of_five:
+                wilds += ", rule of five"
+            if r.wild_meld == "grow":
+                wilds += "; wild-card melds"
+            bonus = f"{r.natural_canasta_bonus} / {r.mixed_canasta_bonus}"
+            if r.pure_rank_canasta_bonus:
+                bonus += " (" + ", ".join(f"pure {RANKS[k]}s {b:,}" for k, b in
+                                          r.pure_rank_canasta_bonus) + ")"
+            minimums = _minimums(r) + ("; hand cards only" if r.initial_from_hand else "")
             rows.append(
                 f"| `{v.id}` | {players} ({r.sides}) | {r.deck_size} | {r.hand_size} | "
-                f"{r.draw_count} | {wilds} | {r.natural_canasta_bonus} / {r.mixed_canasta_bonus} | "
-                f"{_minimums(r)} | {_pile(r)} | {_going_out(r)} | {r.target:,} |")
+                f"{r.draw_count} | {wilds} | {bonus} | "
+                f"{minimums} | {_pile(r)} | {_going_out(r)} | {r.target:,} |")
     return "\n".join(rows)
 
 

@@ -92,7 +92,8 @@ def validate_data(data: Data) -> list[Problem]:
         return problems
     phase = turn.get("phase", DRAW)
     seat = turn.get("seat", 0)
-    three_code = "THREE" if rules.all_threes_bonus else "RED_THREE"
+    in_hand = "THREE_IN_HAND" if rules.all_threes_bonus else "RED_THREE_IN_HAND"
+    in_pile = "THREE_IN_PILE" if rules.all_threes_bonus else "RED_THREE_IN_PILE"
     side = rules.side_of(seat)
     went_out = turn.get("went_out")
     # every card we can see, with its path
@@ -107,7 +108,7 @@ def validate_data(data: Data) -> list[Problem]:
                 card = parse_card(code)
                 seen.append((card, f"/hands/{i}/{j}"))
                 if rules.is_bonus_card(card) and phase != OVER:  # at the end it costs 500
-                    add(Problem(three_code + "_IN_HAND", f"/hands/{i}/{j}"))
+                    add(Problem(in_hand, f"/hands/{i}/{j}"))
         total += size
         if size == 0 and phase != OVER:
             add(Problem("IMPOSSIBLE_SIZE", f"/hands/{i}",
@@ -165,7 +166,7 @@ def validate_data(data: Data) -> list[Problem]:
                 add(Problem("PILE_VIEW_INCONSISTENT", "/discard/frozen",
                             {"detail": "a wild card on top freezes the pile"}))
             if rules.is_bonus_card(card):
-                add(Problem(three_code + "_IN_PILE", "/discard/top"))
+                add(Problem(in_pile, "/discard/top"))
     else:
         total += len(pile)
         plain_below = False
@@ -174,7 +175,7 @@ def validate_data(data: Data) -> list[Problem]:
             seen.append((card, f"/discard/{j}"))
             if rules.is_bonus_card(card) and (plain_below or j == len(pile) - 1
                                               or rules.upcard != "cover"):
-                add(Problem(three_code + "_IN_PILE", f"/discard/{j}"))
+                add(Problem(in_pile, f"/discard/{j}"))
             if not (is_wild(card) or is_red_three(card)):
                 plain_below = True
     for j, code in enumerate(data.get("set_aside") or []):
@@ -197,7 +198,7 @@ def validate_data(data: Data) -> list[Problem]:
             card = parse_card(code)
             seen.append((card, f"/turn/held/{j}"))
             if rules.is_bonus_card(card):
-                add(Problem(three_code + "_IN_HAND", f"/turn/held/{j}"))
+                add(Problem(in_hand, f"/turn/held/{j}"))
     if held_size and not (pending and turn.get("took_pile")):
         add(Problem("PHASE_INCONSISTENT", "/turn/held",
                     {"detail": "held pile cards need a pile taken for pending melds"}))
@@ -237,7 +238,8 @@ def _check_melds(rules: RuleSet, melds: list[Data], base: str, seen: list[tuple[
                        if any(not is_wild(c) for c in cards) else
                        meld_shape_refusal(rules, rank, 0, len(cards)))
             if refusal:
-                add(Problem(refusal.code, path, refusal.params))
+                at = f"{path}/rank" if refusal.code == "WILD_MELD_NOT_ALLOWED" else path
+                add(Problem(refusal.code, at, refusal.params))
             continue
         bad = False
         for j, c in enumerate(cards):
