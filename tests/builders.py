@@ -59,7 +59,8 @@ def table(hands: dict[int, list[str]] | None = None, *,
     ``hands`` maps seats to their cards; every other seat gets ``filler`` plain cards. The
     cards nobody named go to the stock under ``stock_top`` -- or, with ``stock`` given
     explicitly (e.g. ``[]``), into the hand of seat ``rest_to`` (red threes left over then go
-    to that seat's side as bonus cards, since a hand cannot hold one).
+    to that seat's side as bonus cards, since a hand cannot hold one; so do black threes where
+    the variant's rule table has ``all_threes_bonus``).
     """
     answer = api.variant(variant, options or {})
     players, sides = answer["rules"]["players"], answer["rules"]["sides"]
@@ -102,9 +103,12 @@ def table(hands: dict[int, list[str]] | None = None, *,
     else:
         assert rest_to is not None, "an explicit stock needs a seat for the other cards"
         stock_cards = list(stock)
-        reds = [c for c in rest if c in RED_THREES]
+        # bonus cards cannot be held: red threes, and every three where the variant lays all
+        # threes out (modern-american, ``all_threes_bonus``)
+        laid_out = RED_THREES + (BLACK_THREES if answer["rules"].get("all_threes_bonus") else ())
+        reds = [c for c in rest if c in laid_out]
         bonus_lists[rest_to % sides] += reds
-        hands[rest_to] = list(hands.get(rest_to, [])) + [c for c in rest if c not in RED_THREES]
+        hands[rest_to] = list(hands.get(rest_to, [])) + [c for c in rest if c not in laid_out]
     state = {
         "variant": variant,
         "options": dict(options or {}),

@@ -39,6 +39,7 @@ def _deals(variant: str, options: dict[str, Any]) -> int:
 
 
 CASES = [(v, o, start) for v, o in CONFIGS for start in range(0, _deals(v, o), CHUNK)]
+EAGER = max(5, DEALS // 50)  # deals per configuration whose players meld whenever they may
 
 
 @pytest.mark.parametrize(("variant", "options", "start"), CASES,
@@ -58,11 +59,23 @@ def test_random_playouts_keep_every_invariant(variant: str, options: dict[str, A
 @pytest.mark.parametrize(("variant", "options"), CONFIGS,
                          ids=[f"{v}-{'-'.join(f'{k}={x}' for k, x in o.items()) or 'default'}"
                               for v, o in CONFIGS])
+def test_eager_playouts_keep_every_invariant(variant: str, options: dict[str, Any]) -> None:
+    """The same invariants on deals whose players take the pile and meld whenever they may:
+    canastas, closed ranks, wild-card melds and going out come up far more often."""
+    rules = rules_for(variant, options)
+    for seed in range(50_000, 50_000 + EAGER):
+        for _ in playout(rules, seed, eager=True):
+            pass
+
+
+@pytest.mark.parametrize(("variant", "options"), CONFIGS,
+                         ids=[f"{v}-{'-'.join(f'{k}={x}' for k, x in o.items()) or 'default'}"
+                              for v, o in CONFIGS])
 def test_legal_actions_are_exactly_what_apply_accepts(variant: str, options: dict[str, Any]) -> None:
     """Exhaustive closure on whole deals: every candidate action of every class (any count
     of naturals, twos and jokers of any rank, any pickup of zero to three cards, any discard)
     is accepted by apply if and only if its class is listed."""
     rules = rules_for(variant, options)
     for seed in range(10_000, 10_000 + max(3, DEALS // 200)):
-        for _ in playout(rules, seed, exhaustive=True):
+        for _ in playout(rules, seed, exhaustive=True, eager=seed % 2 == 1):
             pass

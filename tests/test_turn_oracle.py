@@ -92,15 +92,17 @@ def oracle(state: State) -> set[tuple[object, ...]]:
     return keep
 
 
-def small_states(variant: str, options: dict[str, Any], count: int) -> list[State]:
+def small_states(variant: str, options: dict[str, Any], count: int,
+                 eager: bool = False) -> list[State]:
     """Play-phase states (and draw-phase states with a pile to take) of seeded random deals
-    whose seat to move holds at most seven cards."""
+    whose seat to move holds at most seven cards (``eager``: of deals whose players meld and
+    take the pile whenever they may)."""
     rules = rules_for(variant, options)
     rng = random.Random(7)
     found: list[State] = []
     seed = 0
     while len(found) < count and seed < 400:
-        for state, _ in playout(rules, 20_000 + seed, check=False):
+        for state, _ in playout(rules, 20_000 + seed, check=False, eager=eager):
             small = state.hand_sizes[state.turn.seat] <= 7
             if small and (state.turn.phase == "play" or (
                     state.turn.phase == "draw" and state.pile.size)) and rng.random() < 0.5:
@@ -109,15 +111,16 @@ def small_states(variant: str, options: dict[str, Any], count: int) -> list[Stat
     return found[:count]
 
 
-CONFIGS = [(v.id, o) for v in VARIANTS for o in v.configurations[:1]] + [
-    ("classic", {"natural_majority": True}), ("german", {"joker_canasta": 1000})]
+CONFIGS = [(v.id, o, False) for v in VARIANTS for o in v.configurations[:1]] + [
+    ("classic", {"natural_majority": True}, False), ("german", {"joker_canasta": 1000}, False),
+    ("classic", {}, True), ("modern-american", {}, True)]
 
 
-@pytest.mark.parametrize(("variant", "options"), CONFIGS,
-                         ids=[f"{v}-{o}" for v, o in CONFIGS])
-def test_listed_actions_are_exactly_the_finishable_ones(variant: str,
-                                                        options: dict[str, Any]) -> None:
-    for state in small_states(variant, options, 60):
+@pytest.mark.parametrize(("variant", "options", "eager"), CONFIGS,
+                         ids=[f"{v}-{o}{'-eager' if e else ''}" for v, o, e in CONFIGS])
+def test_listed_actions_are_exactly_the_finishable_ones(variant: str, options: dict[str, Any],
+                                                        eager: bool) -> None:
+    for state in small_states(variant, options, 60, eager):
         listed = {action_class(a._replace(seat=None)) for a in legal_actions(state)
                   if a.kind not in ("ask", "answer")}
         assert listed == oracle(state), state
