@@ -184,3 +184,62 @@ def test_wire_model_examples_are_valid_states() -> None:
     for example in (models.EXAMPLE_STATE, models.EXAMPLE_STATE_AFTER):
         state = models.State.model_validate(example).model_dump(mode="json")
         assert api.validate({"state": state}) == {"valid": True, "problems": []}
+
+
+# ---------------------------------------------------------------- Modern American (seed 001)
+
+
+def _modern_deal() -> dict[str, Any]:
+    return api.deal({"variant": "modern-american", "seed": 4})["state"]
+
+
+def _modern_with_meld(cards: list[str], rank: str) -> dict[str, Any]:
+    state = _modern_deal()
+    for card in cards:
+        _take(state, card)
+    state["melds"][0].append({"rank": rank, "cards": cards})
+    return state
+
+
+def test_modern_deal_is_valid_with_black_threes_as_bonus_cards() -> None:
+    """Seed 001 'Dreien': every three is laid out; black threes are bonus cards too."""
+    state = _modern_deal()
+    state["bonus_cards"][0].append("3S")
+    _take(state, "3S")
+    assert problems(state) == set()
+
+
+@pytest.mark.parametrize(("cards", "rank", "code", "path"), [
+    (["KS", "KH", "KD", "KC", "KS", "KH", "KD", "2C"], "K", "MELD_TOO_BIG", "/state/melds/0/0"),
+    (["7S", "7H", "7D", "2C"], "7", "RANK_TAKES_NO_WILDS", "/state/melds/0/0"),
+    (["KS", "KH", "2C", "2D", "JK"], "K", "TOO_MANY_WILDS", "/state/melds/0/0"),
+    (["JK", "2C"], "wild", "MELD_TOO_SMALL", "/state/melds/0/0"),
+    (["JK", "2C", "2D", "2S", "2H", "2C", "2D", "JK"], "wild", "MELD_TOO_BIG", "/state/melds/0/0"),
+    (["JK", "2C", "KS"], "wild", "NOT_A_VALID_MELD", "/state/melds/0/0"),
+])
+def test_modern_melds_that_break_the_rules(cards: list[str], rank: str, code: str,
+                                           path: str) -> None:
+    """Seed 001 'Auslagen' (three to seven cards, at most two wild), 'Siebenen und Asse',
+    'Auslagen aus wilden Karten' (three to seven twos and jokers)."""
+    assert (code, path) in problems(_modern_with_meld(cards, rank))
+
+
+def test_modern_wild_meld_is_valid() -> None:
+    assert problems(_modern_with_meld(["JK", "2C", "2D"], "wild")) == set()
+
+
+def test_modern_threes_never_in_hand_or_pile() -> None:
+    """Seed 001 'Dreien': threes are laid out at once and never discarded; a three stays in
+    the hand only when drawn as the last stock card, which ends the deal."""
+    state = _modern_deal()
+    threes = [c for c in state["stock"] if c[0] == "3"]
+    assert len(threes) >= 2
+    seat = first_known_hand(state)
+    for card in threes[:2]:
+        state["stock"].remove(card)
+    state["stock"].append(state["hands"][seat][0])
+    state["hands"][seat][0] = threes[0]
+    state["discard"] = [threes[1]]
+    found = problems(state)
+    assert ("THREE_IN_HAND", f"/state/hands/{seat}/0") in found
+    assert ("THREE_IN_PILE", "/state/discard/0") in found
