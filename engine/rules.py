@@ -251,7 +251,7 @@ SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("discarding", "discard", ("discard_rules", "empty_pile_ranks")),
     ("frozen pile", "pile.frozen", ("freeze_on_wild", "freeze_on_red_three",
                                     "frozen_until_melded")),
-    ("red threes", "threes.red", ("red_three_bonus", "red_three_bonus_all", "red_three_card_points",
+    ("bonus threes", "threes.red", ("red_three_bonus", "red_three_bonus_all", "red_three_card_points",
                                   "red_three_negative", "red_three_in_hand_penalty",
                                   "all_threes_bonus", "last_three_kept", "threes_by_colour")),
     ("going out", "going_out", ("canastas_to_go_out", "must_discard_to_go_out", "going_out_bonus")),
