@@ -169,7 +169,7 @@ def _play_actions(ctx: Ctx) -> LegalActions:
     assert hand is not None
     wilds = _wild_sets(ctx)
     blocks: list[Block] = []
-    fast = ctx.opened and not ctx.must_out and not ctx.rules.modern
+    fast = ctx.opened and not ctx.must_out
     if fast or _melds_possible(ctx):
         _melds(ctx, wilds, blocks, head, fast)
     if (ctx.hand_size >= 2 and not ctx.must_out and (ctx.opened or not turn.pending)
@@ -230,11 +230,19 @@ def _melds(ctx: Ctx, wilds: list[tuple[int, ...]], blocks: list[Block], judged: 
         first_of[k] = min(first_of[k], first_of[k + 1])
     top = len(wilds[-1])
     spare = ctx.hand_size - 2  # cards a meld may take and still leave one to discard, one to keep
-    majority = ctx.rules.natural_majority
+    rules = ctx.rules
+    majority = rules.natural_majority
     melds = ctx.melds
+    scope = ctx.scope
+    cap = rules.max_meld_size or 10_000
+    wild_meld = melds.get(WILD_RANK)
+    blocked = (scope is not None and rules.wild_meld_blocks and wild_meld is not None
+               and wild_meld.size < rules.canasta_size)
     for rank in range(2, 13):
         n_have = nat[rank]
         existing = melds.get(rank)
+        if scope is not None and rank in scope.closed:
+            continue  # seed 001 'Auslagen': nobody melds a closed rank
         if existing is None:
             if n_have < 2:
                 continue
@@ -249,6 +257,11 @@ def _melds(ctx: Ctx, wilds: list[tuple[int, ...]], blocks: list[Block], judged: 
             hi = min(room, top)
             if majority:  # naturals must outnumber wilds in the resulting meld (ASS p. 2)
                 hi = min(hi, n + have_n - 1 - have_w)
+            if scope is not None:  # seed 001: seven cards at most; where wild cards may go
+                if n + have_n + have_w > cap:
+                    break
+                hi = 0 if blocked else min(hi, feasible.wild_room(rules, rank, n + have_n, have_w,
+                                                                  scope.opening))
             if lo > hi:
                 continue
             cut = min(hi, spare - n) if fast else lo - 1
