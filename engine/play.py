@@ -745,7 +745,7 @@ def build(ctx: Ctx, plan: Plan) -> tuple[State, list[Event]]:
             hand = _add(hand, held)
             size += turn.held_size
             events.append({"type": "initial-meld", "seat": seat,
-                           "points": _points(rules, tuple(melds.values())),
+                           "points": _initial_points(rules, melds, ctx.pile_rank),
                            "minimum": ctx.minimum})
             new_turn = new_turn._replace(pending=(), held=(), held_size=0)
         state = _evolve(state, melds=table)
@@ -791,7 +791,8 @@ def _build_take(ctx: Ctx, plan: Plan, started: tuple[int, ...],
         size += len(held)
         if plan.commit:
             events.append({"type": "initial-meld", "seat": seat,
-                           "points": _points(rules, (plan.meld,)), "minimum": ctx.minimum})
+                           "points": _initial_points(rules, {plan.rank: plan.meld}, plan.rank),
+                           "minimum": ctx.minimum})
         state = _evolve(state, melds=_with_side_melds(state, side, melds))
     else:
         new_turn = new_turn._replace(pending=(plan.meld,), held=held, held_size=len(held))

@@ -68,16 +68,12 @@ def mtable(hands: dict[int, list[str]] | None = None, **kwargs: Any) -> Data:
 
 
 def rules_of(options: Data | None = None) -> Data:
-    return api.variant(V, options or {})["rules"]
+    rules: Data = api.variant(V, options or {})["rules"]
+    return rules
 
 
 def discards_listed(state: Data) -> list[str]:
     return sorted(a["card"] for a in legal_list(state) if a["type"] == "discard")
-
-
-def opening(**turn: Any) -> Data:
-    """The turn of a side that has not melded yet: seat 0 has drawn."""
-    return {**PLAY, **turn}
 
 
 # =============================================================================================
@@ -530,7 +526,7 @@ def test_rule_of_five_not_in_the_opening_turn() -> None:
     new = after(new, DRAW)
     assert refused(new, lay("2D", rank="K")) == (0, "RULE_OF_FIVE")
     assert refused(new, lay("KS", "2D")) == (0, "RULE_OF_FIVE")  # 3 kings + 2 wilds
-    assert_legal(new, lay("KS", "KC", "KC"), lay("2D", rank="K"))  # 5 natural kings, 3 wilds?
+    assert_legal(new, lay("KS", "KC", "KC"), lay("2D", rank="K"))  # 5 natural kings + 2 wilds
 
 
 @pytest.mark.parametrize("opening_turn", [True, False])
