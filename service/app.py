@@ -109,7 +109,8 @@ class Service:
 
     async def answer(self, op: str, body: bytes, lang: str) -> tuple[int, bytes, str | None]:
         """Status, rendered answer and ``hit``/``miss`` (None when not cacheable)."""
-        cacheable = op in self.settings.cache_ops and self.settings.cache_size > 0
+        cacheable = op in self.settings.cache_ops and (self.settings.cache_size > 0
+                                                        or self.cache.uses_redis(op))
         raw_key = ""
         if cacheable:  # the exact same bytes seen before: skip validation too
             raw_key = f"raw:{op}:{lang}:{hashlib.blake2b(body, digest_size=20).hexdigest()}"

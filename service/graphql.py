@@ -8,7 +8,9 @@ through the same validation, engine call and cache as REST.
 
 from __future__ import annotations
 
+import sys
 from enum import Enum
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
@@ -343,3 +345,21 @@ def graphql_app(svc: Service) -> GraphQL[dict[str, Any], None]:
 def sdl() -> str:
     """The schema's SDL, as committed in ``schema/schema.graphql``."""
     return schema.as_str() + "\n"
+
+
+SDL_FILE = Path(__file__).resolve().parent.parent / "schema" / "schema.graphql"
+
+
+def main() -> int:
+    """Write (or with ``--check``, compare) ``schema/schema.graphql``."""
+    if "--check" in sys.argv[1:]:
+        same = SDL_FILE.exists() and SDL_FILE.read_text() == sdl()
+        print("schema/schema.graphql is up to date" if same else "schema/schema.graphql drifted")
+        return 0 if same else 1
+    SDL_FILE.write_text(sdl())
+    print(f"wrote {SDL_FILE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
