@@ -88,9 +88,16 @@ Rank = Annotated[
         }
     ),
 ]
-Seat = Annotated[int, Field(ge=0, le=7)]
-Size = Annotated[int, Field(ge=0, le=1000)]
-Score = Annotated[int, Field(ge=-1_000_000, le=1_000_000)]
+def _integral(value: object) -> object:
+    """JSON Schema counts 3.0 as an integer: accept it as 3 (models are strict otherwise)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+        return int(value)
+    return value
+
+
+Seat = Annotated[int, Field(ge=0, le=7), BeforeValidator(_integral)]
+Size = Annotated[int, Field(ge=0, le=1000), BeforeValidator(_integral)]
+Score = Annotated[int, Field(ge=-1_000_000, le=1_000_000), BeforeValidator(_integral)]
 Name = Annotated[str, Field(max_length=64)]
 Text = Annotated[str, Field(max_length=2000)]
 Cards = Annotated[list[Card], Field(max_length=500)]
@@ -102,6 +109,7 @@ def _option_value(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
     """A bool, a bounded int or a short string; one clean error (no union tags) otherwise."""
     if isinstance(value, bool) or (isinstance(value, str) and len(value) <= 64):
         return value
+    value = _integral(value)
     if isinstance(value, int) and -1_000_000 <= value <= 1_000_000:
         return value
     raise PydanticCustomError(
@@ -114,6 +122,7 @@ def _seed(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
     """A 64-bit int or a short string; one clean error (no union tags) otherwise."""
     if isinstance(value, str) and len(value) <= 64:
         return value
+    value = _integral(value)
     if (
         isinstance(value, int)
         and not isinstance(value, bool)
@@ -155,8 +164,8 @@ def _cards_or(model: type[BaseModel]) -> WrapValidator:
 def _config(*examples: Any) -> ConfigDict:
     """Strict config (unknown fields rejected) with JSON-schema examples."""
     if not examples:
-        return ConfigDict(extra="forbid")
-    return ConfigDict(extra="forbid", json_schema_extra={"examples": list(examples)})
+        return ConfigDict(extra="forbid", strict=True)
+    return ConfigDict(extra="forbid", strict=True, json_schema_extra={"examples": list(examples)})
 
 
 # --- examples (classic, four players; sides {0,2} and {1,3}) -----------------------------------
