@@ -114,7 +114,7 @@ def redis_client(settings: Settings) -> Redis | RedisCluster:
                               "socket_connect_timeout": settings.redis_timeout,
                               "retry": Retry(NoBackoff(), 0)}
     if cluster:
-        return RedisCluster.from_url(url, cluster_error_retry_attempts=0, **kwargs)
+        return RedisCluster.from_url(url, **kwargs)
     return Redis.from_url(url, **kwargs)
 
 
