@@ -387,3 +387,12 @@ def test_settings_from_environment() -> None:
                 {"PORT": "eighty"}, {"MAX_BODY_BYTES": "10"}):
         with pytest.raises(ValueError):
             Settings.from_env(bad)
+
+
+def test_readme_documents_every_setting() -> None:
+    from service.openapi import COMMITTED as doc
+    from service.settings import DOCS
+
+    readme = (doc.parent.parent / "README.md").read_text()
+    for name in DOCS:
+        assert f"| `{name}` |" in readme, f"{name} is missing from the README's configuration table"
