@@ -77,13 +77,18 @@ _STATUS_TEXT: dict[int, tuple[str, str, str]] = {
           "Der Anfragetext ist größer als {limit} Bytes."),
     500: ("INTERNAL_ERROR", "An unexpected error; it has been logged.",
           "Ein unerwarteter Fehler; er wurde protokolliert."),
+    400: ("BAD_GRAPHQL_REQUEST", "Not a GraphQL request: {reason}.",
+          "Keine GraphQL-Anfrage: {reason}."),
 }
 
 
 def status_problem(status: int, lang: str, headers: Mapping[str, str] | None = None,
                    **fmt: Any) -> Response:
     """A problem document for an HTTP-level error (404, 405, 413, 500, ...)."""
-    code, en, de = _STATUS_TEXT.get(status, ("HTTP_ERROR", "HTTP error.", "HTTP-Fehler."))
+    code, en, de = _STATUS_TEXT.get(status, ("HTTP_ERROR", "HTTP error {status}.",
+                                             "HTTP-Fehler {status}."))
+    fmt.setdefault("reason", "")
+    fmt.setdefault("status", status)
     _, body = handlers.problem(status, code, (de if lang == "de" else en).format(**fmt))
     return Response(render(body), status, headers=headers, media_type=PROBLEM)
 

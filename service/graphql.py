@@ -15,6 +15,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 import strawberry
+from cross_web import HTTPException
+from starlette.requests import Request as StarletteRequest
+from starlette.types import Receive, Scope, Send
 from strawberry.asgi import GraphQL
 from strawberry.extensions import AddValidationRules, MaxTokensLimiter, ParserCache, ValidationCache
 from strawberry.extensions.max_aliases import create_validator
@@ -337,6 +340,22 @@ class _View(GraphQL[dict[str, Any], None]):
 
     def encode_json(self, data: object) -> bytes:
         return orjson.dumps(data)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Strawberry's HTTP handling, with its transport errors (no query, bad JSON, wrong
+        content type) as problem documents instead of plain text."""
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        request = StarletteRequest(scope=scope, receive=receive)
+        try:
+            response = await self.run(request)
+        except HTTPException as exc:
+            from .app import language, status_problem
+
+            lang = language(request.headers.get("accept-language"))
+            response = status_problem(exc.status_code, lang, reason=exc.reason)
+        await response(scope, receive, send)
 
 
 def graphql_app(svc: Service) -> GraphQL[dict[str, Any], None]:

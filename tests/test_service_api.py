@@ -396,3 +396,120 @@ def test_readme_documents_every_setting() -> None:
     readme = (doc.parent.parent / "README.md").read_text()
     for name in DOCS:
         assert f"| `{name}` |" in readme, f"{name} is missing from the README's configuration table"
+
+
+def test_huge_but_allowed_inputs_answer_fast() -> None:
+    """Bodies near MAX_BODY_BYTES (the most cards and actions the wire allows) answer well
+    under a second, with a problem document or an answer, never a 500."""
+    import time
+
+    deck = [r + s for r in "AKQJT98765432" for s in "SHDC"] * 2 + ["JK"] * 4
+    state = copy.deepcopy(EXAMPLE_STATE)
+    state["hands"] = [(deck * 5)[:500] for _ in range(8)]
+    state["turn"] = {"seat": 0, "phase": "play", "drawn": True}
+    big_meld = {"type": "meld", "cards": (deck * 5)[:500]}
+    bodies = {
+        "validate": {"state": state},
+        "legal-actions": {"state": state},
+        "score": {"state": state},
+        "check": {"state": EXAMPLE_STATE, "actions": [big_meld] * 40},
+        "apply": {"state": EXAMPLE_STATE, "actions": [{"type": "discard", "card": "4C"}] * 200},
+    }
+    with client() as c:
+        for op, body in bodies.items():
+            raw = orjson.dumps(body)
+            assert len(raw) < Settings().max_body_bytes, (op, len(raw))
+            started = time.perf_counter()
+            r = c.post(f"/v1/{op}", content=raw)
+            assert time.perf_counter() - started < 1.0, op
+            assert r.status_code in (200, 422), (op, r.text[:200])
+
+
+# --- GraphQL ------------------------------------------------------------------------------------
+
+
+def gql(c: TestClient, query: str, lang: str = "en", **variables: Any) -> dict[str, Any]:
+    r = c.post("/graphql", json={"query": query, "variables": variables},
+               headers={"Accept-Language": lang})
+    assert r.status_code == 200 and r.headers["content-type"].startswith("application/json")
+    body: dict[str, Any] = r.json()
+    assert "errors" not in body or body["errors"] is None, body
+    return body["data"]  # type: ignore[no-any-return]
+
+
+PROBLEM = "... on Problem { status code detail problems { code path message } reason { code } index }"
+
+
+def test_graphql_catalogue_and_deal(http: TestClient, dealt: dict[str, Any]) -> None:
+    d = gql(http, "{ variants { id players } variant(id: \"german\") { __typename ... on Variant "
+                  "{ id fingerprint options rules } } nope: variant(id: \"bridge\") { __typename "
+                  f"{PROBLEM} }} }}")
+    assert "classic" in [v["id"] for v in d["variants"]]
+    assert d["variant"]["__typename"] == "Variant" and len(d["variant"]["fingerprint"]) == 16
+    assert d["nope"]["__typename"] == "Problem" and d["nope"]["status"] == 404
+    d = gql(http, "query($i: DealInput) { deal(input: $i) { __typename ... on Deal { state events } "
+                  f"{PROBLEM} }} }}", i={"seed": 42, "dealer": 3, "scores": [0, 1600]})
+    assert d["deal"]["state"] == dealt
+    d = gql(http, f"{{ deal(input: {{dealer: 6}}) {{ __typename {PROBLEM} }} }}", "de")
+    assert d["deal"]["code"] == "SEAT_OUT_OF_RANGE" and d["deal"]["problems"][0]["path"] == "/dealer"
+
+
+def test_graphql_rules_operations(http: TestClient, dealt: dict[str, Any]) -> None:
+    q = ("query($s: JSON!) {"
+         " validate(state: $s) { __typename ... on Validation { valid problems { code path } } }"
+         " legalActions(state: $s) { __typename ... on LegalActions { seat phase"
+         "   actions { type seat cards card rank allow } actionsJson } }"
+         " ok: check(state: $s, actions: [{type: DRAW}]) { __typename ... on Legal { legal } }"
+         " no: check(state: $s, actions: [{type: DISCARD, card: \"JK\"}]) { __typename"
+         "   ... on Illegal { legal index reason { code message rule } } }"
+         " apply(state: $s, actions: [{type: DRAW}]) { __typename ... on Applied { state events } }"
+         " refused: apply(state: $s, actions: [{type: ASK}]) { __typename " + PROBLEM + " }"
+         " score(state: $s) { __typename ... on Score { sides { side seats total breakdown {"
+         "   meldedCards handCards canastaBonus bonusCards goingOut penalties total } }"
+         "   scores gameOver winner nextMinimums } } }")
+    en, de = gql(http, q, s=dealt), gql(http, q, "de", s=dealt)
+    assert en["validate"] == {"__typename": "Validation", "valid": True, "problems": []}
+    la = en["legalActions"]
+    assert la["seat"] == 0 and la["phase"] == "draw" and la["actionsJson"][0]["type"] == "draw"
+    assert en["ok"] == {"__typename": "Legal", "legal": True}
+    assert en["no"]["__typename"] == "Illegal" and en["no"]["reason"]["code"] == "WRONG_PHASE"
+    assert en["no"]["reason"]["message"] != de["no"]["reason"]["message"]
+    assert en["apply"]["__typename"] == "Applied" and en["apply"]["state"]["turn"]["phase"] == "play"
+    assert en["refused"]["code"] == "ILLEGAL_ACTION" and en["refused"]["reason"]["code"] == "WRONG_PHASE"
+    assert en["refused"]["index"] == 0
+    rest = http.post("/v1/score", json={"state": dealt}).json()
+    assert en["score"]["scores"] == rest["scores"] and en["score"]["nextMinimums"] == rest["next_minimums"]
+    assert en["score"]["sides"][0]["breakdown"]["total"] == rest["sides"][0]["breakdown"]["total"]
+
+
+def test_graphql_refusals_are_union_members(http: TestClient) -> None:
+    bad = copy.deepcopy(EXAMPLE_STATE)
+    bad["hands"][0][0] = "1X"
+    d = gql(http, f"query($s: JSON!) {{ legalActions(state: $s) {{ __typename {PROBLEM} }}"
+                  f" score(state: {{}}) {{ __typename {PROBLEM} }}"
+                  f" check(state: $s, actions: [{{type: MELD, cards: [\"ZZ\"]}}])"
+                  f" {{ __typename {PROBLEM} }} }}",
+            "de", s=bad)
+    assert d["legalActions"]["code"] == "MALFORMED_REQUEST"
+    assert d["legalActions"]["detail"] == "Die Anfrage ist fehlerhaft."
+    assert {"code": "BAD_CARD_CODE", "path": "/state/hands/0/0"} in [
+        {"code": p["code"], "path": p["path"]} for p in d["legalActions"]["problems"]]
+    assert d["score"]["code"] == "MALFORMED_REQUEST"
+    assert "/actions/0/cards/0" in [p["path"] for p in d["check"]["problems"]]
+    d = gql(http, f"{{ score(state: {json.dumps(json.dumps(EXAMPLE_STATE))}) {{ __typename {PROBLEM} }} }}")
+    assert d["score"]["code"] == "MALFORMED_REQUEST"  # a string is not a state
+
+
+def test_graphql_limits_and_transport_errors(http: TestClient) -> None:
+    many = "{ " + " ".join(f"a{i}: variants {{ id }}" for i in range(9)) + " }"
+    r = http.post("/graphql", json={"query": many})
+    assert r.json()["errors"][0]["message"] == "9 aliases found. Allowed: 8"
+    is_problem(http.get("/graphql"), 404, "NOT_FOUND")
+    p = is_problem(http.post("/graphql", content=b"{bad", headers={
+        "content-type": "application/json", "accept-language": "de"}), 400, "BAD_GRAPHQL_REQUEST")
+    assert p["detail"].startswith("Keine GraphQL-Anfrage")
+    is_problem(http.post("/graphql", content=b"{}", headers={"content-type": "text/plain"}), 400,
+               "BAD_GRAPHQL_REQUEST")
+    is_problem(http.put("/graphql"), 405, "METHOD_NOT_ALLOWED")
+    r = http.get("/graphql", params={"query": "{ variants { id } }"})
+    assert r.status_code == 200 and r.json()["data"]["variants"]
