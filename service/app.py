@@ -60,7 +60,7 @@ def language(header: str | None) -> str:
             except ValueError:
                 q = 0.0
         lang = tag.strip().lower()[:2]
-        if lang in ("de", "en") and q > best_q:
+        if lang in ("de", "en") and q > max(best_q, 0.0):
             best, best_q = lang, q
     return best
 

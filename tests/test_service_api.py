@@ -246,7 +246,8 @@ def test_accept_language() -> None:
     assert language("de") == "de" and language("de-AT") == "de"
     assert language("fr, de;q=0.5, en;q=0.4") == "de"
     assert language("en;q=0.9, de;q=0.8") == "en"
-    assert language("fr") == "en" and language("de;q=x") == "de"
+    assert language("fr") == "en" and language("de;q=x") == "en"
+    assert language("de;q=0, en;q=0.1") == "en" and language("de;q=0") == "en"
 
 
 # --- cache --------------------------------------------------------------------------------------
