@@ -68,6 +68,41 @@ def malformed(exc: ValidationError, lang: str) -> Answer:
     return problem(422, "MALFORMED_REQUEST", de if lang == "de" else en, problems=problems)
 
 
+def parse(op: str, body: bytes | str | None, lang: str = "en") -> BaseModel | Answer:
+    """The request model of a body operation, or the 422 problem of a malformed body."""
+    model = REQUESTS[op]
+    assert model is not None
+    try:
+        return model.model_validate_json(body or b"")
+    except ValidationError as exc:
+        if any(e["type"] == "too_long" and tuple(e["loc"]) == ("actions",)
+               for e in exc.errors(include_url=False)):
+            return too_many_actions(lang)
+        return malformed(exc, lang)
+
+
+def too_many_actions(lang: str, limit: int = 200) -> Answer:
+    """The 422 problem of a request with more actions than allowed."""
+    detail = (f"Höchstens {limit} Aktionen pro Anfrage." if lang == "de"
+              else f"At most {limit} actions per request.")
+    return problem(422, "TOO_MANY_ACTIONS", detail,
+                   problems=[{"code": "TOO_MANY_ACTIONS", "path": "/actions", "message": detail}])
+
+
+def run(op: str, data: dict[str, Any], lang: str = "en") -> Answer:
+    """Answer a body operation on its validated request (``model_dump(mode="json")``)."""
+    try:
+        return 200, _OPS[op](data, lang)
+    except api.OpError as exc:
+        return _op_problem(op, exc)
+
+
+def _op_problem(op: str, exc: api.OpError) -> Answer:
+    return problem(404 if exc.code == "UNKNOWN_VARIANT" and op == "variant" else 422,
+                   exc.code, exc.message, **{k: v for k, v in exc.body().items()
+                                             if k not in ("code", "detail")})
+
+
 def handle(op: str, body: bytes | str | None, lang: str = "en", arg: str | None = None) -> Answer:
     """Answer one operation of CONTRACT.md; ``arg`` is the variant id for ``variant``."""
     try:
@@ -75,17 +110,12 @@ def handle(op: str, body: bytes | str | None, lang: str = "en", arg: str | None 
             return 200, api.variants()
         if op == "variant":
             return 200, api.variant(arg or "")
-        model = REQUESTS[op]
-        assert model is not None
-        try:
-            request = model.model_validate_json(body or b"")
-        except ValidationError as exc:
-            return malformed(exc, lang)
-        return 200, _OPS[op](request.model_dump(mode="json"), lang)
     except api.OpError as exc:
-        return problem(404 if exc.code == "UNKNOWN_VARIANT" and op == "variant" else 422,
-                       exc.code, exc.message, **{k: v for k, v in exc.body().items()
-                                                 if k not in ("code", "detail")})
+        return _op_problem(op, exc)
+    request = parse(op, body, lang)
+    if isinstance(request, tuple):
+        return request
+    return run(op, request.model_dump(mode="json"), lang)
 
 
 def to_json(answer: dict[str, Any]) -> str:

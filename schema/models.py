@@ -88,9 +88,16 @@ Rank = Annotated[
         }
     ),
 ]
-Seat = Annotated[int, Field(ge=0, le=7)]
-Size = Annotated[int, Field(ge=0, le=1000)]
-Score = Annotated[int, Field(ge=-1_000_000, le=1_000_000)]
+def _integral(value: object) -> object:
+    """JSON Schema counts 3.0 as an integer: accept it as 3 (models are strict otherwise)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+        return int(value)
+    return value
+
+
+Seat = Annotated[int, Field(ge=0, le=7), BeforeValidator(_integral)]
+Size = Annotated[int, Field(ge=0, le=1000), BeforeValidator(_integral)]
+Score = Annotated[int, Field(ge=-1_000_000, le=1_000_000), BeforeValidator(_integral)]
 Name = Annotated[str, Field(max_length=64)]
 Text = Annotated[str, Field(max_length=2000)]
 Cards = Annotated[list[Card], Field(max_length=500)]
@@ -102,6 +109,7 @@ def _option_value(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
     """A bool, a bounded int or a short string; one clean error (no union tags) otherwise."""
     if isinstance(value, bool) or (isinstance(value, str) and len(value) <= 64):
         return value
+    value = _integral(value)
     if isinstance(value, int) and -1_000_000 <= value <= 1_000_000:
         return value
     raise PydanticCustomError(
@@ -114,6 +122,7 @@ def _seed(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
     """A 64-bit int or a short string; one clean error (no union tags) otherwise."""
     if isinstance(value, str) and len(value) <= 64:
         return value
+    value = _integral(value)
     if (
         isinstance(value, int)
         and not isinstance(value, bool)
@@ -155,8 +164,8 @@ def _cards_or(model: type[BaseModel]) -> WrapValidator:
 def _config(*examples: Any) -> ConfigDict:
     """Strict config (unknown fields rejected) with JSON-schema examples."""
     if not examples:
-        return ConfigDict(extra="forbid")
-    return ConfigDict(extra="forbid", json_schema_extra={"examples": list(examples)})
+        return ConfigDict(extra="forbid", strict=True)
+    return ConfigDict(extra="forbid", strict=True, json_schema_extra={"examples": list(examples)})
 
 
 # --- examples (classic, four players; sides {0,2} and {1,3}) -----------------------------------
@@ -675,10 +684,13 @@ class ScoreResponse(BaseModel):
 
 
 class DealResponse(BaseModel):
-    """A fresh, fully known deal."""
+    """A fresh, fully known deal, and what happened while dealing (upcard, red threes)."""
 
-    model_config = _config({"state": EXAMPLE_DEAL})
+    model_config = _config({"state": EXAMPLE_DEAL, "events": []})
     state: State
+    events: Annotated[list[dict[str, Any]], Field(max_length=_MANY)] = Field(
+        [], description="Deal events: the upcard (and any set aside), red threes laid out."
+    )
 
 
 class VariantSummary(BaseModel):
@@ -696,6 +708,64 @@ class VariantList(BaseModel):
 
     model_config = _config({"variants": [_CLASSIC]})
     variants: Annotated[list[VariantSummary], Field(max_length=100)]
+
+
+class VariantOption(BaseModel):
+    """A house rule or the player count: its default and allowed values."""
+
+    model_config = _config({"name": "players", "default": 4, "description": "Number of players.",
+                            "allowed": [2, 3, 4, 6]})
+    name: Name
+    default: Any = Field(description="The value when the state does not name the option.")
+    description: Text
+    allowed: Annotated[list[Any], Field(max_length=100)]
+
+
+class VariantDetail(BaseModel):
+    """A ruleset's complete rule table: every parameter, by section, with its source."""
+
+    model_config = _config({**_CLASSIC, "aliases": ["canasta"], "fingerprint": "08148d4cb14e4b5f",
+                            "options": [{"name": "players", "default": 4,
+                                         "description": "Number of players.",
+                                         "allowed": [2, 3, 4, 6]}],
+                            "rules": {"id": "classic", "players": 4, "canasta_size": 7},
+                            "sections": [{"name": "deal", "source": "pagat: The Deal",
+                                          "rules": {"hand_size": 11}}]})
+    id: Name
+    title: Annotated[str, Field(max_length=256)]
+    aliases: Annotated[list[Name], Field(max_length=32)]
+    summary: Text
+    players: Annotated[list[Annotated[int, Field(ge=1, le=8)]], Field(max_length=8)]
+    fingerprint: Name = Field(description="Stable hash of the rule table and options.")
+    options: Annotated[list[VariantOption], Field(max_length=64)]
+    rules: dict[str, Any] = Field(description="Every rule parameter (default options).")
+    sections: Annotated[list[dict[str, Any]], Field(max_length=100)] = Field(
+        description="The rules by section, each with its source."
+    )
+
+
+class ProblemDocument(BaseModel):
+    """An RFC 9457 problem document (``application/problem+json``)."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"type": "https://canasta-referee.dev/problems/malformed_request",
+         "title": "Malformed request", "status": 422, "code": "MALFORMED_REQUEST",
+         "detail": "The request is malformed.",
+         "problems": [{"code": "BAD_CARD_CODE", "path": "/state/hands/0/3",
+                       "message": "not a card code: 'XX'"}]},
+        {"type": "https://canasta-referee.dev/problems/illegal_action", "title": "Illegal action",
+         "status": 422, "code": "ILLEGAL_ACTION", "detail": _REASON["message"], "index": 0,
+         "reason": _REASON}]})
+    type: Annotated[str, Field(max_length=256)] = Field(description="URI naming the problem.")
+    title: Annotated[str, Field(max_length=256)]
+    status: Annotated[int, Field(ge=400, le=599)]
+    code: Name = Field(description="Stable machine code.")
+    detail: Text = Field(description="Message in the requested language.")
+    problems: Annotated[list[Problem], Field(max_length=_MANY)] = Field(
+        [], description="Every field or state problem, with its JSON pointer."
+    )
+    reason: Reason | None = Field(None, description="Why an action was refused (apply).")
+    index: Size | None = Field(None, description="Index of the refused action.")
 
 
 def dump(model: BaseModel) -> dict[str, Any]:

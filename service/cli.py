@@ -8,13 +8,39 @@ import sys
 from schema.handlers import REQUESTS, handle, to_json
 
 
+def serve(argv: list[str]) -> int:
+    """``canasta-referee serve [--host --port --workers]``: the HTTP service under uvicorn."""
+    from .settings import DOCS, Settings
+
+    env = Settings.from_env()
+    parser = argparse.ArgumentParser(
+        prog="canasta-referee serve",
+        description="Serve the HTTP API (REST, GraphQL, /docs). Every setting also comes from "
+                    "an environment variable: " + ", ".join(DOCS) + ".")
+    parser.add_argument("--host", default=env.host, help=f"address (HOST, default {env.host})")
+    parser.add_argument("--port", type=int, default=env.port, help=f"port (PORT, default {env.port})")
+    parser.add_argument("--workers", type=int, default=env.workers,
+                        help=f"worker processes (WORKERS, default {env.workers})")
+    args = parser.parse_args(argv)
+    import uvicorn
+
+    uvicorn.run("service.app:create_app", factory=True, host=args.host, port=args.port,
+                workers=args.workers, access_log=False, log_level=env.log_level.lower(),
+                log_config=None, server_header=False)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["serve"]:
+        return serve(argv[1:])
     parser = argparse.ArgumentParser(
         prog="canasta-referee",
         description="Canasta rules referee. Reads a JSON request on stdin (not for 'variants' "
                     "and 'variant ID') and prints the JSON answer. Exit status 0 for an answer, "
                     "1 for a problem (RFC 9457 document on stdout).")
-    parser.add_argument("op", choices=sorted(REQUESTS), help="the operation")
+    parser.add_argument("op", choices=sorted(REQUESTS), help="the operation ('serve' starts the "
+                        "HTTP service: canasta-referee serve --help)")
     parser.add_argument("variant", nargs="?", help="variant id, for 'variant'")
     parser.add_argument("--lang", choices=("en", "de"), default="en", help="message language")
     parser.add_argument("--pretty", action="store_true", help="indent the JSON answer")

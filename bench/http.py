@@ -1,0 +1,165 @@
+"""HTTP speed of the service, next to a bare JSON echo of the same body size on the same server
+in the same run.
+
+    apt-get install wrk redis-server     # the load generator (C, one thread) and Redis
+    python bench/http.py                 # a Markdown table
+    python bench/http.py --seconds 10 --json
+
+It starts, on loopback only: a redis-server on a free port, and two single-worker services
+(``canasta-referee serve``, BENCH_ECHO=1, LOG_LEVEL=warning): "local" with the default
+in-process cache, and "redis" with the in-process tier off (CACHE_SIZE=0) so every cacheable
+answer goes through Redis. For each operation it measures a cache miss (every request a new
+state: the scores change) and a cache hit (one state), with ``wrk -t1 -c32``, and the echo
+(``POST /v1/echo``: parse the JSON body, answer a small object) with the same body.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+# this file is bench/http.py: its folder must not shadow the standard library's `http`
+sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine import rules_for, state_to_data  # noqa: E402
+from tests.playout import playout  # noqa: E402
+from tests.servers import RedisServer, Service  # noqa: E402
+
+LUA = """
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+local f = io.open("{body}", "rb")
+local body = f:read("*a")
+f:close()
+local vary = {vary}
+local a, b = body:find("@N@", 1, true)
+local n = 0
+request = function()
+  if vary then
+    n = n + 1
+    return wrk.format(nil, nil, nil, body:sub(1, a - 1) .. (n % 999999) .. body:sub(b + 1))
+  end
+  return wrk.format(nil, nil, nil, body)
+end
+"""
+
+
+def play_state() -> dict[str, Any]:
+    """A full-information six-player classic state in phase play, mid-deal (side 0 has three
+    melds): the first such state of seeded random playouts (about 2 KB as JSON)."""
+    rules = rules_for("classic", {"players": 6})
+    for seed in range(100):
+        for state, _ in playout(rules, seed, check=False):
+            data = state_to_data(state)
+            data["scores"] = [0] * rules.sides
+            if data["turn"]["phase"] == "play" and len(data["melds"][0]) >= 3:
+                return data
+    raise RuntimeError("no such state")
+
+
+def bodies() -> dict[str, tuple[dict[str, Any], str]]:
+    """Per operation: a request body and the path; ``@N@`` marks where misses vary."""
+    state = play_state()
+    card = state["hands"][state["turn"]["seat"]][0]
+    check = {"state": state, "actions": [{"type": "discard", "card": card}]}
+    query = ("query($s: JSON!) { legalActions(state: $s) { __typename ... on LegalActions "
+             "{ seat phase actions { type cards card rank } } ... on Problem { code } } }")
+    fast = query.replace("actions { type cards card rank }", "actionsJson")
+    return {"legal-actions": ({"state": state}, "/v1/legal-actions"),
+            "check": (check, "/v1/check"),
+            "score": ({"state": state}, "/v1/score"),
+            "graphql legal-actions": ({"query": query, "variables": {"s": state}}, "/graphql"),
+            "graphql legal-actions actionsJson": ({"query": fast, "variables": {"s": state}},
+                                                  "/graphql")}
+
+
+def marked(body: dict[str, Any]) -> bytes:
+    """The body with its first score replaced by the ``@N@`` marker."""
+    text = json.dumps(body, separators=(",", ":"))
+    return text.replace('"scores":[0,', '"scores":[@N@,', 1).encode()
+
+
+def wrk(url: str, body: bytes, seconds: float, vary: bool, connections: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        body_file = Path(tmp) / "body.json"
+        body_file.write_bytes(body if vary else body.replace(b"@N@", b"0"))
+        script = Path(tmp) / "post.lua"
+        script.write_text(LUA.format(body=body_file, vary="true" if vary else "false"))
+        out = subprocess.run(["wrk", "-t1", f"-c{connections}", f"-d{seconds:g}s", "--latency",
+                              "-s", str(script), url], capture_output=True, text=True,
+                             check=True).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+
+    def pct(p: str) -> float:
+        m = re.search(rf"^\s+{p}%\s+([\d.]+)(us|ms|s)\s*$", out, re.M)
+        assert m, out
+        return float(m.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[m.group(2)]
+
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return {"rps": rps, "p50_ms": pct("50"), "p99_ms": pct("99"),
+            "non_2xx": int(bad.group(1)) if bad else 0}
+
+
+def measure(svc: Service, seconds: float, connections: int) -> list[dict[str, Any]]:
+    rows = []
+    for op, (body, path) in bodies().items():
+        raw = marked(body)
+        echo = wrk(svc.url + "/v1/echo", raw.replace(b"@N@", b"0"), seconds, False, connections)
+        rows.append({"op": "echo", "case": f"same body as {op}", "bytes": len(raw), **echo,
+                     "ratio": 1.0})
+        for case, vary in (("miss", True), ("hit", False)):
+            r = wrk(svc.url + path, raw, seconds, vary, connections)
+            rows.append({"op": op, "case": case, "bytes": len(raw), **r,
+                         "ratio": r["rps"] / echo["rps"]})
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=4, help="per measurement")
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    args = parser.parse_args()
+    if shutil.which("wrk") is None:
+        print("bench/http.py needs wrk: apt-get install wrk", file=sys.stderr)
+        return 2
+    results: dict[str, list[dict[str, Any]]] = {}
+    redis = RedisServer().start()
+    try:
+        configs = {"local": {"BENCH_ECHO": "1"},
+                   "redis": {"BENCH_ECHO": "1", "CACHE_SIZE": "0", "REDIS_URL": redis.url,
+                             "REDIS_OPS": "legal-actions,check,score"}}
+        for name, env in configs.items():
+            svc = Service(env).start()
+            try:
+                wrk(svc.url + "/v1/echo", b"{}", 1, False, args.connections)  # warm up
+                results[name] = measure(svc, args.seconds, args.connections)
+            finally:
+                svc.stop()
+    finally:
+        redis.stop()
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return 0
+    print(f"wrk -t1 -c{args.connections} -d{args.seconds:g}s, one uvicorn worker; "
+          "ratio = requests/s over the echo's with the same body, same server, same run\n")
+    print("| cache tier | operation | cache | body bytes | requests/s | p50 ms | p99 ms | vs echo |")
+    print("|---|---|---|---:|---:|---:|---:|---:|")
+    for name, rows in results.items():
+        for r in rows:
+            flag = f" ({r['non_2xx']} non-2xx)" if r["non_2xx"] else ""
+            print(f"| {name} | {r['op']} | {r['case']} | {r['bytes']} | {r['rps']:,.0f}{flag} | "
+                  f"{r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['ratio']:.0%} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

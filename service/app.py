@@ -1,0 +1,379 @@
+"""The HTTP service: ``create_app(settings)`` builds the Starlette app (REST, GraphQL, docs,
+health, metrics). Routes are thin over ``schema.handlers``; answers are cached by ``Service``."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import hashlib
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import orjson
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+import engine
+from engine.variants import rules_for
+from schema import handlers
+
+from . import logs, openapi
+from .cache import Cache, Entry
+from .metrics import Metrics
+from .settings import Settings
+
+log = logging.getLogger("canasta.http")
+JSON = "application/json"
+PROBLEM = "application/problem+json"
+
+
+def _engine_id() -> str:
+    """The engine version plus a digest of its sources: cache keys change with the engine."""
+    digest = hashlib.blake2b(digest_size=6)
+    for path in sorted(Path(engine.__file__).parent.rglob("*.py")):
+        digest.update(path.read_bytes())
+    return f"{engine.__version__}-{digest.hexdigest()}"
+
+
+ENGINE_ID = _engine_id()
+
+
+def language(header: str | None) -> str:
+    """``de`` or ``en`` from an Accept-Language header (highest q first; default en)."""
+    if not header:
+        return "en"
+    best, best_q = "en", -1.0
+    for part in header.split(",")[:16]:
+        tag, _, params = part.strip().partition(";")
+        q = 1.0
+        if params.strip().startswith("q="):
+            try:
+                q = float(params.strip()[2:])
+            except ValueError:
+                q = 0.0
+        lang = tag.strip().lower()[:2]
+        if lang in ("de", "en") and q > max(best_q, 0.0):
+            best, best_q = lang, q
+    return best
+
+
+def render(answer: dict[str, Any]) -> bytes:
+    return orjson.dumps(answer)
+
+
+_STATUS_TEXT: dict[int, tuple[str, str, str]] = {
+    404: ("NOT_FOUND", "No such endpoint.", "Diesen Endpunkt gibt es nicht."),
+    405: ("METHOD_NOT_ALLOWED", "This method is not allowed here.",
+          "Diese Methode ist hier nicht erlaubt."),
+    413: ("BODY_TOO_LARGE", "The request body is larger than {limit} bytes.",
+          "Der Anfragetext ist größer als {limit} Bytes."),
+    500: ("INTERNAL_ERROR", "An unexpected error; it has been logged.",
+          "Ein unerwarteter Fehler; er wurde protokolliert."),
+    400: ("BAD_GRAPHQL_REQUEST", "Not a GraphQL request: {reason}.",
+          "Keine GraphQL-Anfrage: {reason}."),
+}
+
+
+def status_problem(status: int, lang: str, headers: Mapping[str, str] | None = None,
+                   **fmt: Any) -> Response:
+    """A problem document for an HTTP-level error (404, 405, 413, 500, ...)."""
+    code, en, de = _STATUS_TEXT.get(status, ("HTTP_ERROR", "HTTP error {status}.",
+                                             "HTTP-Fehler {status}."))
+    fmt.setdefault("reason", "")
+    fmt.setdefault("status", status)
+    _, body = handlers.problem(status, code, (de if lang == "de" else en).format(**fmt))
+    return Response(render(body), status, headers=headers, media_type=PROBLEM)
+
+
+class Service:
+    """What the routes share: settings, metrics and the cache."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.metrics = Metrics()
+        self.cache = Cache(settings, self.metrics)
+
+    def key(self, op: str, lang: str, data: dict[str, Any]) -> str | None:
+        """The cache key of a validated request, or None when its variant is unknown."""
+        state = data["state"]
+        try:
+            fingerprint = rules_for(state["variant"], state["options"]).fingerprint
+        except Exception:  # unknown variant or option: the engine answers with a problem
+            return None
+        digest = hashlib.blake2b(orjson.dumps(data, option=orjson.OPT_SORT_KEYS),
+                                 digest_size=20).hexdigest()
+        return f"canasta:{ENGINE_ID}:{op}:{lang}:{state['variant']}:{fingerprint}:{digest}"
+
+    async def answer(self, op: str, body: bytes, lang: str) -> tuple[int, bytes, str | None]:
+        """Status, rendered answer and ``hit``/``miss`` (None when not cacheable)."""
+        cacheable = op in self.settings.cache_ops and (self.settings.cache_size > 0
+                                                        or self.cache.uses_redis(op))
+        raw_key = ""
+        if cacheable:  # the exact same bytes seen before: skip validation too
+            raw_key = f"raw:{op}:{lang}:{hashlib.blake2b(body, digest_size=20).hexdigest()}"
+            seen = self.cache.local.get(raw_key)
+            if seen is not None:
+                self.metrics.cache_hits.labels(op, "local").inc()
+                return seen.status, seen.body, "hit"
+        request = handlers.parse(op, body, lang)
+        if isinstance(request, tuple):
+            return request[0], render(request[1]), None
+        actions = getattr(request, "actions", None)
+        if actions is not None and len(actions) > self.settings.max_actions:
+            status, problem = handlers.too_many_actions(lang, self.settings.max_actions)
+            return status, render(problem), None
+        data = request.model_dump(mode="json")
+        key = self.key(op, lang, data) if cacheable else None
+        if key is None:
+            status, answer = handlers.run(op, data, lang)
+            return status, render(answer), None
+
+        def compute() -> Entry:
+            status, answer = handlers.run(op, data, lang)
+            return Entry(status, render(answer))
+
+        entry, hit = await self.cache.get(op, key, compute)
+        self.cache.local.put(raw_key, entry)
+        return entry.status, entry.body, "hit" if hit else "miss"
+
+    async def ready(self) -> dict[str, Any]:
+        redis = await self.cache.redis_state()
+        return {"ready": True, "degraded": redis == "degraded",
+                "cache": {"local": {"entries": len(self.cache.local),
+                                    "size": self.settings.cache_size},
+                          "redis": redis, "breaker_open": self.cache.breaker.is_open}}
+
+
+def _svc(request: Request) -> Service:
+    svc: Service = request.app.state.svc
+    return svc
+
+
+def _op_route(path: str, op: str) -> Route:
+    async def endpoint(request: Request) -> Response:
+        svc = _svc(request)
+        body = await request.body()
+        status, content, cache = await svc.answer(op, body, language(
+            request.headers.get("accept-language")))
+        return Response(content, status, headers={"X-Cache": cache} if cache else None,
+                        media_type=JSON if status == 200 else PROBLEM)
+
+    return Route(path, endpoint, methods=["POST"], name=op)
+
+
+def _json(data: Any, status: int = 200) -> Response:
+    return Response(render(data), status, media_type=JSON if status < 400 else PROBLEM)
+
+
+async def variants(request: Request) -> Response:
+    return _json(handlers.handle("variants", None)[1])
+
+
+async def variant(request: Request) -> Response:
+    status, answer = handlers.handle("variant", None, language(
+        request.headers.get("accept-language")), request.path_params["id"])
+    return _json(answer, status)
+
+
+async def healthz(request: Request) -> Response:
+    return _json({"status": "ok"})
+
+
+async def readyz(request: Request) -> Response:
+    return _json(await _svc(request).ready())
+
+
+async def metrics(request: Request) -> Response:
+    return Response(_svc(request).metrics.render(),
+                    media_type="text/plain; version=0.0.4; charset=utf-8")
+
+
+async def openapi_json(request: Request) -> Response:
+    return Response(openapi.document_bytes(), media_type=JSON)
+
+
+async def docs(request: Request) -> Response:
+    return HTMLResponse(openapi.docs_html())
+
+
+async def echo(request: Request) -> Response:
+    """Bench baseline: parse the JSON body, answer a small object."""
+    body = await request.body()
+    try:
+        data = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        data = None
+    return _json({"ok": data is not None, "bytes": len(body)})
+
+
+# --- middleware ---------------------------------------------------------------------------------
+
+
+class BodyTooLarge(Exception):
+    """The request body passed the limit while it was read."""
+
+
+class BodyLimit:
+    """413 problem documents for bodies over ``limit`` bytes: by Content-Length, and while
+    reading chunked bodies."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        lang = "en"
+        length: int | None = None
+        for name, value in scope["headers"]:
+            if name == b"content-length":
+                length = int(value) if value.isdigit() else None
+            elif name == b"accept-language":
+                lang = language(value.decode("latin-1"))
+        if length is not None and length > self.limit:
+            await status_problem(413, lang, limit=self.limit)(scope, receive, send)
+            return
+        total = 0
+        started = False
+
+        async def limited() -> Message:
+            nonlocal total
+            message = await receive()
+            if message["type"] == "http.request":
+                total += len(message.get("body", b""))
+                if total > self.limit:
+                    raise BodyTooLarge
+            return message
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, limited, tracked)
+        except BodyTooLarge:
+            if started:
+                raise
+            await status_problem(413, lang, limit=self.limit)(scope, receive, send)
+
+
+_OPS = {"/v1/variants": "variants", "/v1/deal": "deal", "/v1/validate": "validate",
+        "/v1/legal-actions": "legal-actions", "/v1/check": "check", "/v1/apply": "apply",
+        "/v1/score": "score", "/graphql": "graphql", "/healthz": "healthz",
+        "/readyz": "readyz", "/metrics": "metrics", "/openapi.json": "openapi",
+        "/docs": "docs", "/v1/echo": "echo"}
+
+
+def op_of(path: str) -> str:
+    """The metrics label of a path (bounded: unknown paths are ``other``)."""
+    op = _OPS.get(path)
+    if op is None:
+        return "variant" if path.startswith("/v1/variants/") else "other"
+    return op
+
+
+class Observe:
+    """Metrics and one JSON log line per request."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app, self.metrics = app, metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+        status = 500
+        cache: str | None = None
+
+        async def observed(message: Message) -> None:
+            nonlocal status, cache
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                for name, value in message.get("headers", ()):
+                    if name == b"x-cache":
+                        cache = value.decode()
+            await send(message)
+
+        try:
+            await self.app(scope, receive, observed)
+        finally:
+            seconds = time.perf_counter() - start
+            op = op_of(scope["path"])
+            self.metrics.requests.labels(op, str(status)).inc()
+            self.metrics.latency.labels(op).observe(seconds)
+            if log.isEnabledFor(logging.INFO):
+                log.info("request", extra={"fields": {
+                    "method": scope["method"], "path": scope["path"][:200], "op": op,
+                    "status": status, "cache": cache, "ms": round(seconds * 1000, 3)}})
+
+
+# --- errors -------------------------------------------------------------------------------------
+
+
+def _lang(request: Request) -> str:
+    return language(request.headers.get("accept-language"))
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    return status_problem(exc.status_code, _lang(request), headers=exc.headers)
+
+
+async def server_error(request: Request, exc: Exception) -> Response:
+    log.error("unexpected error", exc_info=exc, extra={"fields": {"path": request.url.path}})
+    return status_problem(500, _lang(request))
+
+
+# --- the app ------------------------------------------------------------------------------------
+
+
+def create_app(settings: Settings | None = None) -> Starlette:
+    """The service with these settings (default: from the environment)."""
+    settings = settings or Settings.from_env()
+    logs.setup(settings.log_level)
+    svc = Service(settings)
+    from .graphql import graphql_app  # strawberry is slow to import; keep it here
+
+    routes = [
+        Route("/v1/variants", variants, methods=["GET"]),
+        Route("/v1/variants/{id}", variant, methods=["GET"]),
+        _op_route("/v1/deal", "deal"),
+        *(_op_route(f"/v1/{op}", op) for op in ("validate", "legal-actions", "check", "apply",
+                                                 "score")),
+        Route("/graphql", graphql_app(svc), methods=["GET", "POST"]),
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/readyz", readyz, methods=["GET"]),
+        Route("/metrics", metrics, methods=["GET"]),
+        Route("/openapi.json", openapi_json, methods=["GET"]),
+        Route("/docs", docs, methods=["GET"]),
+    ]
+    if settings.bench_echo:
+        routes.append(Route("/v1/echo", echo, methods=["POST"]))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        gc.collect()
+        gc.freeze()  # start-up objects out of the collector's way (shorter p99 pauses)
+        try:
+            yield
+        finally:
+            await svc.cache.close()
+
+    handlers_: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
+        HTTPException: http_error, Exception: server_error}
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers_,
+                    middleware=[Middleware(Observe, metrics=svc.metrics),
+                                Middleware(BodyLimit, limit=settings.max_body_bytes)])
+    app.state.svc = svc
+    return app

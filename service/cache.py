@@ -1,0 +1,250 @@
+"""The answer cache: an in-process LRU tier, then Redis; identical concurrent requests computed
+once; short Redis timeouts and a circuit breaker, so a slow or dead Redis only means computing.
+
+Values are rendered answers (status and JSON bytes), so a hit costs no serialisation. Keys are
+built by the caller (``service.app``) from the engine id, the operation, the language, the
+variant fingerprint and a hash of the canonical request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+
+from .metrics import Metrics
+from .settings import Settings
+
+log = logging.getLogger("canasta.cache")
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A rendered answer."""
+
+    status: int
+    body: bytes
+
+    def encode(self) -> bytes:
+        return b"%d:" % self.status + self.body
+
+    @staticmethod
+    def decode(raw: bytes) -> Entry | None:
+        head, sep, body = raw.partition(b":")
+        return Entry(int(head), body) if sep and head.isdigit() else None
+
+
+class LRU:
+    """A bounded least-recently-used map whose entries expire after ``ttl`` seconds."""
+
+    def __init__(self, size: int, ttl: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.size, self.ttl, self.clock = size, ttl, clock
+        self._data: OrderedDict[str, tuple[float, Entry]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def get(self, key: str) -> Entry | None:
+        item = self._data.get(key)
+        if item is None:
+            return None
+        if item[0] < self.clock():
+            del self._data[key]
+            return None
+        self._data.move_to_end(key)
+        return item[1]
+
+    def put(self, key: str, entry: Entry) -> None:
+        if self.size <= 0:
+            return
+        self._data[key] = (self.clock() + self.ttl, entry)
+        self._data.move_to_end(key)
+        while len(self._data) > self.size:
+            self._data.popitem(last=False)
+
+
+class Breaker:
+    """Opens after ``threshold`` consecutive failures; after ``seconds`` lets one trial through."""
+
+    def __init__(self, threshold: int, seconds: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.threshold, self.seconds, self.clock = threshold, seconds, clock
+        self.failures = 0
+        self.open_until = 0.0
+        self.trial = False
+
+    @property
+    def is_open(self) -> bool:
+        return self.failures >= self.threshold
+
+    def allow(self) -> bool:
+        if not self.is_open:
+            return True
+        if self.trial or self.clock() < self.open_until:
+            return False
+        self.trial = True
+        return True
+
+    def success(self) -> None:
+        self.failures = 0
+        self.trial = False
+
+    def failure(self) -> None:
+        self.failures += 1
+        self.trial = False
+        if self.is_open:
+            self.open_until = self.clock() + self.seconds
+
+
+def redis_client(settings: Settings) -> Redis | RedisCluster:
+    """A Redis (or Redis Cluster) client with short timeouts and no retries."""
+    url = settings.redis_url
+    cluster = settings.redis_cluster or "+cluster://" in url
+    url = url.replace("+cluster://", "://")
+    kwargs: dict[str, Any] = {"socket_timeout": settings.redis_timeout,
+                              "socket_connect_timeout": settings.redis_timeout,
+                              "retry": Retry(NoBackoff(), 0)}
+    if cluster:
+        return RedisCluster.from_url(url, **kwargs)
+    return Redis.from_url(url, **kwargs)
+
+
+class Cache:
+    """Two tiers and single flight. ``get`` never raises because of Redis."""
+
+    def __init__(self, settings: Settings, metrics: Metrics) -> None:
+        self.settings = settings
+        self.metrics = metrics
+        self.local = LRU(settings.cache_size, settings.cache_ttl)
+        self.breaker = Breaker(settings.redis_breaker_failures, settings.redis_breaker_seconds)
+        self._redis: Redis | RedisCluster | None = None
+        self._flights: dict[str, asyncio.Future[Entry]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def redis(self) -> Redis | RedisCluster | None:
+        """The Redis client, made on first use (inside the running event loop)."""
+        if self._redis is None and self.settings.redis_url:
+            self._redis = redis_client(self.settings)
+        return self._redis
+
+    def uses_redis(self, op: str) -> bool:
+        return bool(self.settings.redis_url) and op in self.settings.redis_ops
+
+    async def get(self, op: str, key: str, compute: Callable[[], Entry]) -> tuple[Entry, bool]:
+        """The cached answer for ``key`` (and True), or ``compute()``'s (and False)."""
+        entry = self.local.get(key)
+        if entry is not None:
+            self.metrics.cache_hits.labels(op, "local").inc()
+            return entry, True
+        flight = self._flights.get(key)
+        if flight is not None:
+            try:
+                entry = await asyncio.shield(flight)
+            except Exception:  # the first request failed: compute on our own
+                entry = None
+            if entry is not None:
+                self.metrics.cache_hits.labels(op, "flight").inc()
+                return entry, True
+        future: asyncio.Future[Entry] = asyncio.get_running_loop().create_future()
+        self._flights[key] = future
+        try:
+            if self.uses_redis(op):
+                entry = await self._redis_get(op, key)
+                if entry is not None:
+                    self.metrics.cache_hits.labels(op, "redis").inc()
+                    self.local.put(key, entry)
+                    future.set_result(entry)
+                    return entry, True
+            entry = compute()
+            self.metrics.cache_misses.labels(op).inc()
+            self.local.put(key, entry)
+            if self.uses_redis(op):
+                self._spawn(self._redis_set(op, key, entry))
+            future.set_result(entry)
+            return entry, False
+        except BaseException as exc:
+            if not future.done():
+                future.set_exception(exc)
+                future.exception()  # retrieved: waiters compute on their own
+            raise
+        finally:
+            if self._flights.get(key) is future:
+                del self._flights[key]
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _failed(self, op: str, exc: BaseException) -> None:
+        self.metrics.redis_errors.labels(op).inc()
+        self.breaker.failure()
+        self.metrics.breaker_open.set(1 if self.breaker.is_open else 0)
+        log.warning("redis error", extra={"fields": {"op": op, "error": repr(exc)[:200],
+                                                     "breaker_open": self.breaker.is_open}})
+
+    def _succeeded(self) -> None:
+        if self.breaker.failures:
+            self.metrics.breaker_open.set(0)
+        self.breaker.success()
+
+    async def _redis_get(self, op: str, key: str) -> Entry | None:
+        client = self.redis
+        if client is None:
+            return None
+        if not self.breaker.allow():
+            self.metrics.redis_skipped.labels(op).inc()
+            return None
+        try:
+            async with asyncio.timeout(self.settings.redis_timeout * 2):
+                raw = await client.get(key)
+        except Exception as exc:
+            self._failed(op, exc)
+            return None
+        self._succeeded()
+        return Entry.decode(raw) if isinstance(raw, bytes) else None
+
+    async def _redis_set(self, op: str, key: str, entry: Entry) -> None:
+        client = self.redis
+        if client is None or not self.breaker.allow():
+            return
+        try:
+            async with asyncio.timeout(self.settings.redis_timeout * 2):
+                await client.set(key, entry.encode(), px=int(self.settings.cache_ttl * 1000))
+        except Exception as exc:
+            self._failed(op, exc)
+            return
+        self._succeeded()
+
+    async def redis_state(self) -> str:
+        """``off``, ``ok`` or ``degraded`` (a ping through the breaker)."""
+        client = self.redis
+        if client is None:
+            return "off"
+        if not self.breaker.allow():
+            return "degraded"
+        try:
+            async with asyncio.timeout(self.settings.redis_timeout * 2):
+                await client.ping()
+        except Exception as exc:
+            self._failed("readyz", exc)
+            return "degraded"
+        self._succeeded()
+        return "ok"
+
+    async def close(self) -> None:
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._redis is not None:
+            await self._redis.aclose()
+            self._redis = None

@@ -1,0 +1,42 @@
+"""Prometheus metrics, one registry per app (per worker process: see the README)."""
+
+from __future__ import annotations
+
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    disable_created_metrics,
+    generate_latest,
+)
+
+disable_created_metrics()  # type: ignore[no-untyped-call]  # no *_created series: they double the exposition for nothing
+
+BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+
+
+class Metrics:
+    """Requests, latency, cache hits and misses, Redis errors: per operation."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.requests = Counter("canasta_requests", "HTTP requests answered.",
+                                ("op", "status"), registry=r)
+        self.latency = Histogram("canasta_request_seconds", "Time to answer a request.",
+                                 ("op",), buckets=BUCKETS, registry=r)
+        self.cache_hits = Counter("canasta_cache_hits", "Answers served from a cache tier.",
+                                  ("op", "tier"), registry=r)
+        self.cache_misses = Counter("canasta_cache_misses", "Answers computed (no tier had it).",
+                                    ("op",), registry=r)
+        self.redis_errors = Counter("canasta_redis_errors", "Redis commands that failed or "
+                                    "timed out.", ("op",), registry=r)
+        self.redis_skipped = Counter("canasta_redis_skipped", "Redis lookups skipped while the "
+                                     "circuit breaker was open.", ("op",), registry=r)
+        self.breaker_open = Gauge("canasta_redis_breaker_open", "1 while the Redis circuit "
+                                  "breaker is open.", registry=r)
+
+    def render(self) -> bytes:
+        """The Prometheus text exposition."""
+        return generate_latest(self.registry)

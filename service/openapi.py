@@ -1,0 +1,241 @@
+"""The OpenAPI 3.1 document, built from the pydantic wire models, and the offline ``/docs`` page.
+
+``python -m service.openapi`` writes ``openapi/openapi.json`` (a test fails when it drifts).
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import JsonSchemaMode, models_json_schema
+
+import engine
+from schema import models as m
+
+REF = "#/components/schemas/{model}"
+COMMITTED = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"
+
+# path, method, operation id, summary, request model, 200 model, cached, error statuses
+ROUTES: list[tuple[str, str, str, str, type[BaseModel] | None, type[BaseModel] | None, bool,
+                   tuple[int, ...]]] = [
+    ("/v1/variants", "get", "variants", "The rulesets the referee knows.", None, m.VariantList,
+     False, ()),
+    ("/v1/variants/{id}", "get", "variant", "A ruleset's complete rule table.", None,
+     m.VariantDetail, False, (404,)),
+    ("/v1/deal", "post", "deal", "A fresh deal, fully known, reproducible from seed.",
+     m.DealRequest, m.DealResponse, False, (413, 422)),
+    ("/v1/validate", "post", "validate", "Every problem of a state, each with its JSON path.",
+     m.StateRequest, m.ValidateResponse, True, (413, 422)),
+    ("/v1/legal-actions", "post", "legal-actions", "The actions the seat to move may take now.",
+     m.StateRequest, m.LegalActionsResponse, True, (413, 422)),
+    ("/v1/check", "post", "check", "Whether the actions are legal in order; if not, the first "
+     "illegal one and why (a legal 'no' is a 200).", m.ActionsRequest, m.CheckResponse, True,
+     (413, 422)),
+    ("/v1/apply", "post", "apply", "The state after the actions, and what happened; an illegal "
+     "action is a 422 problem (code ILLEGAL_ACTION) with its index and reason.",
+     m.ActionsRequest, m.ApplyResponse, True, (413, 422)),
+    ("/v1/score", "post", "score", "The deal's score per side, the new game scores, whether the "
+     "game is over, the winner and the next initial-meld minimums.", m.StateRequest,
+     m.ScoreResponse, True, (413, 422)),
+]
+
+_STATUS = {200: "The answer.", 404: "No such variant (problem document).",
+           413: "The body is larger than MAX_BODY_BYTES (problem document).",
+           422: "Malformed request, or a request the engine cannot answer (problem document; "
+                "`code` is stable, `problems` carry JSON pointers)."}
+
+DESCRIPTION = """A stateless rules referee for the Canasta family of card games.
+
+Send a game state (and actions): the referee says whether they are legal and why not (a stable
+`code`, a message in English or German by `Accept-Language`, and the rule's source), lists legal
+actions, applies actions, validates whole states and scores deals. Errors are RFC 9457 problem
+documents (`application/problem+json`) with a stable `code` and the JSON pointer of every field
+error. The same operations are served as GraphQL at `/graphql`.
+
+Cacheable answers carry `X-Cache: hit` or `X-Cache: miss`. Operations: `GET /healthz`,
+`GET /readyz`, `GET /metrics` (Prometheus text format)."""
+
+
+def _examples(model: type[BaseModel]) -> dict[str, Any]:
+    extra = model.model_config.get("json_schema_extra")
+    examples = extra.get("examples", []) if isinstance(extra, dict) else []
+    assert isinstance(examples, list) and examples, f"{model.__name__} has no example"
+    return {f"example{i + 1}": {"value": v} for i, v in enumerate(examples)}
+
+
+def _header_param() -> dict[str, Any]:
+    return {"name": "Accept-Language", "in": "header", "required": False,
+            "description": "`de` for German messages; English otherwise.",
+            "schema": {"type": "string", "examples": ["de", "en"]}}
+
+
+def build() -> dict[str, Any]:
+    """The OpenAPI 3.1 document."""
+    pairs: list[tuple[type[BaseModel], JsonSchemaMode]] = [(m.ProblemDocument, "serialization")]
+    for *_, request, answer, _cached, _errors in ROUTES:
+        if request is not None:
+            pairs.append((request, "validation"))
+        if answer is not None:
+            pairs.append((answer, "serialization"))
+    refs, defs = models_json_schema(pairs, ref_template=REF)
+    paths: dict[str, Any] = {}
+    problem_ref = refs[(m.ProblemDocument, "serialization")]
+    for path, method, op, summary, request, answer, cached, errors in ROUTES:
+        assert answer is not None
+        ok: dict[str, Any] = {"description": _STATUS[200], "content": {"application/json": {
+            "schema": refs[(answer, "serialization")], "examples": _examples(answer)}}}
+        if cached:
+            ok["headers"] = {"X-Cache": {"description": "`hit` or `miss`.", "schema": {
+                "type": "string", "enum": ["hit", "miss"]}}}
+        responses: dict[str, Any] = {"200": ok}
+        for status in errors:
+            responses[str(status)] = {"description": _STATUS[status], "content": {
+                "application/problem+json": {"schema": problem_ref,
+                                             "examples": _examples(m.ProblemDocument)}}}
+        operation: dict[str, Any] = {"operationId": op, "summary": summary,
+                                     "parameters": [_header_param()], "responses": responses}
+        if path.endswith("{id}"):
+            operation["parameters"].insert(0, {
+                "name": "id", "in": "path", "required": True, "description": "Variant id.",
+                "schema": {"type": "string", "maxLength": 64, "examples": ["classic"]}})
+        if request is not None:
+            operation["requestBody"] = {"required": True, "content": {"application/json": {
+                "schema": refs[(request, "validation")], "examples": _examples(request)}}}
+        paths.setdefault(path, {})[method] = operation
+    paths.update(_operations())
+    return {"openapi": "3.1.0",
+            "info": {"title": "Canasta Referee", "version": engine.__version__,
+                     "description": DESCRIPTION, "license": {"name": "MIT"}},
+            "paths": paths, "components": {"schemas": defs.get("$defs", {})}}
+
+
+def _operations() -> dict[str, Any]:
+    def get(op: str, summary: str, media: str, schema: dict[str, Any], example: Any) -> Any:
+        return {"get": {"operationId": op, "summary": summary, "responses": {"200": {
+            "description": summary, "content": {media: {"schema": schema, "examples": {
+                "example1": {"value": example}}}}}}}}
+
+    ready = {"type": "object", "required": ["ready", "degraded", "cache"], "properties": {
+        "ready": {"type": "boolean"}, "degraded": {"type": "boolean", "description":
+                                                   "Redis is configured but unreachable."},
+        "cache": {"type": "object"}}}
+    return {
+        "/healthz": get("healthz", "Liveness: the process answers.", "application/json",
+                        {"type": "object", "required": ["status"],
+                         "properties": {"status": {"type": "string", "enum": ["ok"]}}},
+                        {"status": "ok"}),
+        "/readyz": get("readyz", "Readiness and the cache's state (ready even when Redis is "
+                       "down).", "application/json", ready,
+                       {"ready": True, "degraded": False, "cache": {
+                           "local": {"entries": 12, "size": 4096}, "redis": "ok",
+                           "breaker_open": False}}),
+        "/metrics": get("metrics", "Prometheus metrics (text exposition format).",
+                        "text/plain", {"type": "string"},
+                        "canasta_requests_total{op=\"check\",status=\"200\"} 3.0\n"),
+    }
+
+
+@functools.cache
+def document_bytes() -> bytes:
+    """The document as served at ``/openapi.json`` and committed (2-space JSON, final newline)."""
+    return (json.dumps(build(), indent=2, ensure_ascii=False) + "\n").encode()
+
+
+@functools.cache
+def docs_html() -> str:
+    """A self-contained HTML page of the API (no scripts, no network assets)."""
+    doc = build()
+    out = [f"<h1>{html.escape(doc['info']['title'])} <small>{doc['info']['version']}</small></h1>",
+           "<p>" + html.escape(doc["info"]["description"]).replace("\n\n", "</p><p>") + "</p>",
+           '<p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>',
+           "<nav><ul>"]
+    ops = [(p, meth, o) for p, item in doc["paths"].items() for meth, o in item.items()]
+    out += [f'<li><a href="#{o["operationId"]}"><code>{meth.upper()} {html.escape(p)}</code>'
+            f'</a></li>' for p, meth, o in ops]
+    out += ['<li><a href="#graphql"><code>POST /graphql</code></a></li>',
+            '<li><a href="#schemas">Schemas</a></li>']
+    out.append("</ul></nav>")
+    for path, meth, o in ops:
+        out.append(f'<section id="{o["operationId"]}"><h2><code>{meth.upper()} '
+                   f'{html.escape(path)}</code></h2><p>{html.escape(o["summary"])}</p>')
+        body = o.get("requestBody", {}).get("content", {}).get("application/json")
+        if body:
+            out.append("<h3>Request example</h3>" + _pre(body["examples"]["example1"]["value"]))
+        for status, resp in o["responses"].items():
+            out.append(f"<h3>{status}: {html.escape(resp['description'])}</h3>")
+            for media in resp.get("content", {}).values():
+                out.append(_pre(media["examples"]["example1"]["value"]))
+        out.append("</section>")
+    out.append('<section id="graphql"><h2><code>POST /graphql</code></h2><p>The same operations '
+               "as GraphQL queries; refusals are members of the result unions. The schema:</p>"
+               + _pre(_sdl()) + "</section>")
+    out.append('<section id="schemas"><h2>Schemas</h2>')
+    for name, schema in doc["components"]["schemas"].items():
+        out.append(_schema_table(name, schema))
+    out.append("</section>")
+    style = ("body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}"
+             "pre{background:#f4f4f4;padding:.6rem;overflow:auto;max-height:24rem}"
+             "section{border-top:1px solid #ccc;margin-top:1.5rem}"
+             "table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.2rem .4rem;"
+             "text-align:left;vertical-align:top}")
+    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Canasta Referee '
+            f"API</title><style>{style}</style></head><body>{''.join(out)}</body></html>")
+
+
+def _sdl() -> str:
+    from .graphql import sdl  # strawberry is slow to import: only when the page is built
+
+    return sdl()
+
+
+def _type(schema: dict[str, Any]) -> str:
+    """A short type summary of a JSON Schema."""
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        return f'<a href="#schema-{html.escape(name)}">{html.escape(name)}</a>'
+    if "anyOf" in schema or "oneOf" in schema:
+        return " | ".join(_type(s) for s in schema.get("anyOf", schema.get("oneOf", [])))
+    kind = schema.get("type", "any")
+    if kind == "array":
+        return f"array of {_type(schema.get('items', {}))}"
+    if "enum" in schema:
+        return " | ".join(html.escape(json.dumps(v)) for v in schema["enum"])
+    return html.escape(str(kind))
+
+
+def _schema_table(name: str, schema: dict[str, Any]) -> str:
+    rows = "".join(
+        f"<tr><td><code>{html.escape(field)}</code>{' *' if field in schema.get('required', []) else ''}"
+        f"</td><td>{_type(prop)}</td><td>{html.escape(prop.get('description', ''))}</td></tr>"
+        for field, prop in schema.get("properties", {}).items())
+    return (f'<h3 id="schema-{html.escape(name)}">{html.escape(name)}</h3>'
+            f"<p>{html.escape(schema.get('description', ''))}</p>"
+            + (f"<table><tr><th>field (* required)</th><th>type</th><th>meaning</th></tr>{rows}"
+               "</table>" if rows else ""))
+
+
+def _pre(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+    return f"<pre>{html.escape(text)}</pre>"
+
+
+def main() -> int:
+    """Write (or with ``--check``, compare) ``openapi/openapi.json``."""
+    if "--check" in sys.argv[1:]:
+        same = COMMITTED.exists() and COMMITTED.read_bytes() == document_bytes()
+        print("openapi/openapi.json is up to date" if same else "openapi/openapi.json drifted")
+        return 0 if same else 1
+    COMMITTED.parent.mkdir(exist_ok=True)
+    COMMITTED.write_bytes(document_bytes())
+    print(f"wrote {COMMITTED}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""Real processes for integration tests and benchmarks: ``redis-server`` and the service
+(uvicorn), each on a free loopback port, started from this checkout (not an installed copy)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _wait(check: object, what: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if callable(check) and check():
+                return
+        except (OSError, httpx.HTTPError):
+            pass
+        time.sleep(0.05)
+    raise RuntimeError(f"{what} did not come up in {timeout} s")
+
+
+class RedisServer:
+    """A throw-away ``redis-server`` (no persistence) that can be stopped and started again on
+    the same port."""
+
+    def __init__(self, port: int | None = None) -> None:
+        if shutil.which("redis-server") is None:
+            raise RuntimeError("redis-server is not installed")
+        self.port = port or free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> RedisServer:
+        self.proc = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--protected-mode", "no"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _wait(self._pong, f"redis-server on port {self.port}")
+        return self
+
+    def _pong(self) -> bool:
+        with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
+            s.sendall(b"PING\r\n")
+            return s.recv(16).startswith(b"+PONG")
+
+    def command(self, *args: str) -> bytes:
+        """One inline command's raw reply (enough for DBSIZE, FLUSHALL)."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
+            s.sendall(" ".join(args).encode() + b"\r\n")
+            return s.recv(4096)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(10)
+            self.proc = None
+
+
+class Service:
+    """``canasta-referee serve`` in a subprocess, with settings as environment variables."""
+
+    def __init__(self, env: dict[str, str] | None = None, workers: int = 1) -> None:
+        self.port = free_port()
+        self.env = {**os.environ, "PYTHONPATH": str(ROOT), "LOG_LEVEL": "warning",
+                    **(env or {})}
+        self.workers = workers
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the process)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> Service:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "serve", "--host", "127.0.0.1",
+             "--port", str(self.port), "--workers", str(self.workers)],
+            cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=self.log)
+        try:
+            _wait(lambda: httpx.get(self.url + "/healthz", timeout=1).status_code == 200,
+                  f"the service on port {self.port}", timeout=60)
+        except RuntimeError:
+            self.log.seek(0)
+            raise RuntimeError(self.log.read().decode(errors="replace")[-2000:]) from None
+        return self
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+            self.proc = None

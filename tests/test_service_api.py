@@ -1,0 +1,517 @@
+"""The HTTP service over its ASGI app: every endpoint, status code and error path, in English
+and German (no server process; Starlette's TestClient drives the app in-process)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+import pytest
+from starlette.requests import Request
+from starlette.routing import Route
+from starlette.testclient import TestClient
+
+from schema.models import EXAMPLE_STATE
+from service.app import create_app, language
+from service.openapi import COMMITTED
+from service.settings import Settings
+
+DE = {"Accept-Language": "de-DE,de;q=0.9,en;q=0.5"}
+
+
+def client(**settings: Any) -> TestClient:
+    return TestClient(create_app(Settings(log_level="warning", **settings)),
+                      raise_server_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def http() -> Iterator[TestClient]:
+    with client() as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def dealt(http: TestClient) -> dict[str, Any]:
+    r = http.post("/v1/deal", json={"seed": 42, "dealer": 3, "scores": [0, 1600]})
+    assert r.status_code == 200
+    return r.json()["state"]  # type: ignore[no-any-return]
+
+
+def is_problem(r: Any, status: int, code: str) -> dict[str, Any]:
+    assert r.status_code == status, r.text
+    assert r.headers["content-type"] == "application/problem+json"
+    body: dict[str, Any] = r.json()
+    assert body["status"] == status and body["code"] == code, body
+    assert body["type"].endswith(code.lower()) and body["title"] and body["detail"]
+    return body
+
+
+# --- catalogue and deal -------------------------------------------------------------------------
+
+
+def test_variants_and_rule_tables(http: TestClient) -> None:
+    r = http.get("/v1/variants")
+    assert r.status_code == 200 and r.headers["content-type"] == "application/json"
+    ids = [v["id"] for v in r.json()["variants"]]
+    assert {"classic", "german", "family", "canastra"} <= set(ids)
+    for vid in ids:
+        table = http.get(f"/v1/variants/{vid}").json()
+        assert table["id"] == vid and len(table["fingerprint"]) == 16 and table["sections"]
+    en = is_problem(http.get("/v1/variants/bridge"), 404, "UNKNOWN_VARIANT")
+    assert en["problems"][0]["code"] == "UNKNOWN_VARIANT"
+
+
+def test_deal(http: TestClient, dealt: dict[str, Any]) -> None:
+    r = http.post("/v1/deal", json={"seed": 42, "dealer": 3, "scores": [0, 1600]})
+    assert r.json()["state"] == dealt and isinstance(r.json()["events"], list)
+    assert "x-cache" not in r.headers  # deals are not cached
+    german = http.post("/v1/deal", json={"variant": "german", "options": {"players": 3}}).json()
+    assert len(german["state"]["hands"]) == 3
+    is_problem(http.post("/v1/deal", json={"variant": "bridge"}), 422, "UNKNOWN_VARIANT")
+    is_problem(http.post("/v1/deal", json={"options": {"colour": 1}}), 422, "UNKNOWN_OPTION")
+    p = is_problem(http.post("/v1/deal", json={"dealer": 5}), 422, "SEAT_OUT_OF_RANGE")
+    assert p["problems"][0]["path"] == "/dealer"
+
+
+# --- the rules operations -----------------------------------------------------------------------
+
+
+def test_validate(http: TestClient, dealt: dict[str, Any]) -> None:
+    assert http.post("/v1/validate", json={"state": dealt}).json() == {"valid": True,
+                                                                      "problems": []}
+    broken = copy.deepcopy(dealt)
+    broken["hands"][0] = broken["hands"][0][1:]
+    en = http.post("/v1/validate", json={"state": broken}).json()
+    de = http.post("/v1/validate", json={"state": broken}, headers=DE).json()
+    assert en["valid"] is False and de["valid"] is False
+    assert [p["path"] for p in en["problems"]] == [p["path"] for p in de["problems"]]
+    assert all(p["path"].startswith("/state") for p in en["problems"])
+    assert en["problems"][0]["message"] != de["problems"][0]["message"]
+
+
+def test_legal_actions(http: TestClient, dealt: dict[str, Any]) -> None:
+    r = http.post("/v1/legal-actions", json={"state": dealt})
+    assert r.status_code == 200
+    body = r.json()
+    assert body["seat"] == 0 and body["phase"] == "draw"
+    assert {"type": "draw", "seat": 0} in body["actions"]
+
+
+def test_check_legal_and_illegal_in_both_languages(http: TestClient,
+                                                   dealt: dict[str, Any]) -> None:
+    ok = http.post("/v1/check", json={"state": dealt, "actions": [{"type": "draw"}]})
+    assert ok.status_code == 200 and ok.json() == {"legal": True}
+    body = {"state": dealt, "actions": [{"type": "draw"}, {"type": "ask"}, {"type": "ask"}]}
+    en = http.post("/v1/check", json={"state": dealt, "actions": [{"type": "discard",
+                                                                   "card": "JK"}]})
+    de = http.post("/v1/check", json={"state": dealt, "actions": [{"type": "discard",
+                                                                   "card": "JK"}]}, headers=DE)
+    assert en.status_code == de.status_code == 200  # a legal "no" is an answer
+    assert en.json()["legal"] is False and en.json()["index"] == 0
+    assert en.json()["reason"]["code"] == de.json()["reason"]["code"] == "WRONG_PHASE"
+    assert en.json()["reason"]["message"] != de.json()["reason"]["message"]
+    assert en.json()["reason"]["rule"].startswith("pagat")
+    assert http.post("/v1/check", json=body).json()["legal"] is False
+
+
+def test_apply(http: TestClient, dealt: dict[str, Any]) -> None:
+    r = http.post("/v1/apply", json={"state": dealt, "actions": [{"type": "draw"}]})
+    assert r.status_code == 200 and r.json()["state"]["turn"]["phase"] == "play"
+    assert r.json()["events"][0]["type"] == "drew"
+    en = is_problem(http.post("/v1/apply", json={"state": dealt, "actions": [{"type": "ask"}]}),
+                    422, "ILLEGAL_ACTION")
+    de = is_problem(http.post("/v1/apply", json={"state": dealt, "actions": [{"type": "ask"}]},
+                              headers=DE), 422, "ILLEGAL_ACTION")
+    assert en["index"] == 0 and en["reason"]["code"] == "WRONG_PHASE"
+    assert en["detail"] != de["detail"] and en["reason"]["message"] != de["reason"]["message"]
+
+
+def test_score(http: TestClient, dealt: dict[str, Any]) -> None:
+    body = http.post("/v1/score", json={"state": dealt}).json()
+    assert set(body) == {"sides", "scores", "game_over", "winner", "next_minimums"}
+    for side in body["sides"]:
+        assert side["breakdown"]["total"] == side["total"]
+    # the example state hides three hands: scoring needs them
+    en = is_problem(http.post("/v1/score", json={"state": EXAMPLE_STATE}), 422,
+                    "NEEDS_HIDDEN_INFO")
+    de = is_problem(http.post("/v1/score", json={"state": EXAMPLE_STATE}, headers=DE), 422,
+                    "NEEDS_HIDDEN_INFO")
+    assert en["detail"] != de["detail"]
+
+
+def test_engine_refusals_of_states(http: TestClient) -> None:
+    state = copy.deepcopy(EXAMPLE_STATE)
+    state["variant"] = "bridge"
+    p = is_problem(http.post("/v1/legal-actions", json={"state": state}), 422,
+                   "UNKNOWN_VARIANT")
+    assert p["problems"][0]["path"].startswith("/state")
+    state = copy.deepcopy(EXAMPLE_STATE)
+    state["hands"][0] = state["hands"][0][:-1]
+    p = is_problem(http.post("/v1/check", json={"state": state, "actions": [{"type": "draw"}]}),
+                   422, "INVALID_STATE")
+    assert p["problems"]
+
+
+# --- malformed requests and limits --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("op", ["deal", "validate", "legal-actions", "check", "apply", "score"])
+def test_bad_json_is_a_problem(http: TestClient, op: str) -> None:
+    en = is_problem(http.post(f"/v1/{op}", content=b"{not json"), 422, "MALFORMED_REQUEST")
+    de = is_problem(http.post(f"/v1/{op}", content=b"{not json", headers=DE), 422,
+                    "MALFORMED_REQUEST")
+    assert en["problems"][0]["code"] == "BAD_JSON"
+    assert en["detail"] == "The request is malformed." and de["detail"] != en["detail"]
+    is_problem(http.post(f"/v1/{op}", content=b""), 422, "MALFORMED_REQUEST")
+    is_problem(http.post(f"/v1/{op}", content=b"[1, 2]"), 422, "MALFORMED_REQUEST")
+
+
+def test_every_field_error_with_its_json_pointer(http: TestClient) -> None:
+    state = copy.deepcopy(EXAMPLE_STATE)
+    state["hands"][0][3] = "1X"
+    state["turn"]["phase"] = "lunch"
+    del state["stock"]
+    state["colour"] = "red"
+    body = {"state": state, "actions": [{"type": "meld", "cards": ["QS", "ZZ"]}, {"type": "fly"}]}
+    p = is_problem(http.post("/v1/check", json=body), 422, "MALFORMED_REQUEST")
+    found = {(q["code"], q["path"]) for q in p["problems"]}
+    assert {("BAD_CARD_CODE", "/state/hands/0/3"), ("MISSING_FIELD", "/state/stock"),
+            ("UNKNOWN_FIELD", "/state/colour"), ("BAD_CARD_CODE", "/actions/0/cards/1"),
+            ("BAD_VALUE", "/state/turn/phase")} <= found
+    assert any(path == "/actions/1" or path.startswith("/actions/1/") for _, path in found)
+
+
+def test_too_many_actions(http: TestClient) -> None:
+    many = {"state": EXAMPLE_STATE, "actions": [{"type": "draw"}] * 201}
+    p = is_problem(http.post("/v1/check", json=many), 422, "TOO_MANY_ACTIONS")
+    assert p["problems"][0]["path"] == "/actions"
+    with client(max_actions=3) as small:
+        four = {"state": EXAMPLE_STATE, "actions": [{"type": "draw"}] * 4}
+        de = is_problem(small.post("/v1/apply", json=four, headers=DE), 422, "TOO_MANY_ACTIONS")
+        assert "3" in de["detail"] and "Aktionen" in de["detail"]
+        three = {"state": EXAMPLE_STATE, "actions": [{"type": "discard", "card": "4C"}] * 3}
+        assert small.post("/v1/check", json=three).status_code == 200
+
+
+def test_body_too_large_with_and_without_content_length() -> None:
+    with client(max_body_bytes=2048) as small:
+        big = b'{"state": "' + b"x" * 4000 + b'"}'
+        p = is_problem(small.post("/v1/check", content=big), 413, "BODY_TOO_LARGE")
+        assert "2048" in p["detail"]
+
+        def chunks() -> Iterator[bytes]:
+            for _ in range(8):
+                yield b" " * 512
+
+        de = is_problem(small.post("/v1/legal-actions", content=chunks(), headers=DE), 413,
+                        "BODY_TOO_LARGE")
+        assert "Bytes" in de["detail"]
+        is_problem(small.post("/graphql", content=big, headers={
+            "content-type": "application/json"}), 413, "BODY_TOO_LARGE")
+        ok = small.post("/v1/legal-actions", json={"state": EXAMPLE_STATE})
+        assert ok.status_code == 200
+
+
+def test_unknown_paths_and_methods(http: TestClient) -> None:
+    is_problem(http.get("/v2/anything"), 404, "NOT_FOUND")
+    de = is_problem(http.get("/nowhere", headers=DE), 404, "NOT_FOUND")
+    assert de["detail"] == "Diesen Endpunkt gibt es nicht."
+    r = http.get("/v1/check")
+    is_problem(r, 405, "METHOD_NOT_ALLOWED")
+    assert r.headers["allow"] == "POST"
+    is_problem(http.delete("/v1/variants"), 405, "METHOD_NOT_ALLOWED")
+    is_problem(http.post("/healthz"), 405, "METHOD_NOT_ALLOWED")
+
+
+def test_an_unexpected_exception_is_a_logged_problem_500(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    app = create_app(Settings(log_level="info"))
+
+    async def boom(request: Request) -> Any:
+        raise RuntimeError("a bug")
+
+    app.router.routes.append(Route("/boom", boom))
+    with TestClient(app, raise_server_exceptions=False) as c:
+        p = is_problem(c.get("/boom", headers=DE), 500, "INTERNAL_ERROR")
+    assert "protokolliert" in p["detail"] and "a bug" not in json.dumps(p)
+    lines = [json.loads(line) for line in capsys.readouterr().err.splitlines() if line]
+    assert any(line["msg"] == "unexpected error" and "a bug" in line["exc"] for line in lines)
+
+
+def test_accept_language() -> None:
+    assert language(None) == "en" and language("") == "en"
+    assert language("de") == "de" and language("de-AT") == "de"
+    assert language("fr, de;q=0.5, en;q=0.4") == "de"
+    assert language("en;q=0.9, de;q=0.8") == "en"
+    assert language("fr") == "en" and language("de;q=x") == "en"
+    assert language("de;q=0, en;q=0.1") == "en" and language("de;q=0") == "en"
+
+
+# --- cache --------------------------------------------------------------------------------------
+
+
+def test_x_cache_miss_then_hit_and_keys_that_must_differ(dealt: dict[str, Any]) -> None:
+    with client() as c:
+        body = {"state": dealt}
+        first = c.post("/v1/legal-actions", json=body)
+        again = c.post("/v1/legal-actions", json=body)
+        assert (first.headers["x-cache"], again.headers["x-cache"]) == ("miss", "hit")
+        assert first.content == again.content
+        # the same request written differently: canonical form, same entry
+        spaced = json.dumps(body, indent=3).replace('"QS"', '"qs"')
+        assert c.post("/v1/legal-actions", content=spaced).headers["x-cache"] == "hit"
+        # another language, operation, view or option set: other entries
+        assert c.post("/v1/legal-actions", json=body, headers=DE).headers["x-cache"] == "miss"
+        assert c.post("/v1/score", json=body).headers["x-cache"] == "miss"
+        view = copy.deepcopy(dealt)
+        view["hands"][1] = {"size": len(dealt["hands"][1])}
+        assert c.post("/v1/legal-actions", json={"state": view}).headers["x-cache"] == "miss"
+        house = copy.deepcopy(dealt)
+        house["options"]["natural_majority"] = True
+        r = c.post("/v1/legal-actions", json={"state": house})
+        assert r.headers["x-cache"] == "miss"
+        # refusals are cached too (they are as deterministic as answers)
+        ask = {"state": dealt, "actions": [{"type": "ask"}]}
+        assert c.post("/v1/apply", json=ask).headers["x-cache"] == "miss"
+        assert c.post("/v1/apply", json=ask).headers["x-cache"] == "hit"
+        # malformed requests have no canonical form: not cached
+        assert "x-cache" not in c.post("/v1/apply", content=b"{").headers
+        metrics = c.get("/metrics").text
+        assert 'canasta_cache_hits_total{op="legal-actions",tier="local"} 2.0' in metrics
+        assert 'canasta_cache_misses_total{op="legal-actions"} 4.0' in metrics
+
+
+def test_caching_can_be_turned_off(dealt: dict[str, Any]) -> None:
+    with client(cache_size=0) as c:
+        r = c.post("/v1/legal-actions", json={"state": dealt})
+        assert r.status_code == 200 and "x-cache" not in r.headers
+    with client(cache_ops=frozenset({"check"})) as c:
+        assert "x-cache" not in c.post("/v1/score", json={"state": dealt}).headers
+
+
+def test_a_dead_redis_only_means_computing(dealt: dict[str, Any]) -> None:
+    """REDIS_URL naming a closed port: answers stay correct, readyz stays ready (degraded)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    ops = frozenset({"legal-actions", "check", "score"})
+    with client(redis_url=f"redis://127.0.0.1:{port}/0", redis_ops=ops, cache_size=0) as c:
+        for _ in range(5):
+            r = c.post("/v1/legal-actions", json={"state": dealt})
+            assert r.status_code == 200 and r.headers["x-cache"] == "miss"
+        ready = c.get("/readyz")
+        assert ready.status_code == 200
+        assert ready.json()["ready"] is True and ready.json()["degraded"] is True
+        assert ready.json()["cache"]["redis"] == "degraded"
+        metrics = c.get("/metrics").text
+        assert 'canasta_redis_errors_total{op="legal-actions"}' in metrics
+        assert 'canasta_redis_skipped_total{op="legal-actions"}' in metrics  # breaker open
+        assert "canasta_redis_breaker_open 1.0" in metrics
+
+
+# --- operations, docs ---------------------------------------------------------------------------
+
+
+def test_health_ready_metrics(http: TestClient) -> None:
+    assert http.get("/healthz").json() == {"status": "ok"}
+    ready = http.get("/readyz").json()
+    assert ready["ready"] is True and ready["degraded"] is False
+    assert ready["cache"]["redis"] == "off"
+    m = http.get("/metrics")
+    assert m.status_code == 200 and m.headers["content-type"].startswith("text/plain")
+    for name in ("canasta_requests_total", "canasta_request_seconds_bucket",
+                 "canasta_cache_hits_total", "canasta_cache_misses_total"):
+        assert name in m.text
+    assert 'canasta_requests_total{op="healthz",status="200"}' in m.text
+
+
+def test_one_json_log_line_per_request(capsys: pytest.CaptureFixture[str]) -> None:
+    with TestClient(create_app(Settings(log_level="info"))) as c:
+        capsys.readouterr()
+        c.post("/v1/legal-actions", json={"state": EXAMPLE_STATE})
+        c.get("/nowhere")
+    lines = [json.loads(line) for line in capsys.readouterr().err.splitlines() if line]
+    requests = [line for line in lines if line["msg"] == "request"]
+    assert [(r["path"], r["status"], r["cache"]) for r in requests] == [
+        ("/v1/legal-actions", 200, "miss"), ("/nowhere", 404, None)]
+    assert requests[0]["op"] == "legal-actions" and requests[0]["ms"] > 0
+    assert requests[0]["level"] == "info" and requests[0]["ts"].endswith("Z")
+
+
+def test_openapi_is_served_as_committed(http: TestClient) -> None:
+    r = http.get("/openapi.json")
+    assert r.status_code == 200 and r.content == COMMITTED.read_bytes(), (
+        "run `python -m service.openapi` to regenerate openapi/openapi.json")
+    doc = r.json()
+    assert doc["openapi"] == "3.1.0"
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            body = op.get("requestBody", {}).get("content", {}).get("application/json")
+            if body:
+                assert body["examples"], (method, path)
+            for status, resp in op["responses"].items():
+                for media in resp["content"].values():
+                    assert media["examples"], (method, path, status)
+
+
+def test_docs_page_works_offline(http: TestClient) -> None:
+    r = http.get("/docs")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    page = r.text
+    for asset in ("<script", "<link", "src=", "url(", "@import"):  # nothing loads from anywhere
+        assert asset not in page, asset
+    for path in ("/v1/legal-actions", "/v1/check", "/v1/score", "/readyz", "/graphql"):
+        assert path in page
+    assert 'id="schema-StateRequest"' in page and "type Query" in page
+
+
+def test_echo_is_off_by_default(http: TestClient) -> None:
+    assert http.post("/v1/echo", content=b"{}").status_code == 404
+    with client(bench_echo=True) as c:
+        assert c.post("/v1/echo", content=orjson.dumps({"state": EXAMPLE_STATE})).json()["ok"]
+
+
+# --- settings -----------------------------------------------------------------------------------
+
+
+def test_settings_from_environment() -> None:
+    s = Settings.from_env({"PORT": "9000", "REDIS_URL": "redis://r:6379/1", "CACHE_OPS": "check, score",
+                           "GRAPHQL_IDE": "yes", "REDIS_TIMEOUT": "0.2", "LOG_LEVEL": ""})
+    assert (s.port, s.redis_url, s.cache_ops, s.graphql_ide, s.redis_timeout, s.log_level) == (
+        9000, "redis://r:6379/1", frozenset({"check", "score"}), True, 0.2, "info")
+    assert Settings.from_env({}) == Settings()
+    for bad in ({"MAX_ACTIONS": "500"}, {"CACHE_OPS": "deal"}, {"LOG_LEVEL": "loud"},
+                {"PORT": "eighty"}, {"MAX_BODY_BYTES": "10"}):
+        with pytest.raises(ValueError):
+            Settings.from_env(bad)
+
+
+def test_readme_documents_every_setting() -> None:
+    from service.openapi import COMMITTED as doc
+    from service.settings import DOCS
+
+    readme = (doc.parent.parent / "README.md").read_text()
+    for name in DOCS:
+        assert f"| `{name}` |" in readme, f"{name} is missing from the README's configuration table"
+
+
+def test_huge_but_allowed_inputs_answer_fast() -> None:
+    """Bodies near MAX_BODY_BYTES (the most cards and actions the wire allows) answer well
+    under a second, with a problem document or an answer, never a 500."""
+    import time
+
+    deck = [r + s for r in "AKQJT98765432" for s in "SHDC"] * 2 + ["JK"] * 4
+    state = copy.deepcopy(EXAMPLE_STATE)
+    state["hands"] = [(deck * 5)[:500] for _ in range(8)]
+    state["turn"] = {"seat": 0, "phase": "play", "drawn": True}
+    big_meld = {"type": "meld", "cards": (deck * 5)[:500]}
+    bodies = {
+        "validate": {"state": state},
+        "legal-actions": {"state": state},
+        "score": {"state": state},
+        "check": {"state": EXAMPLE_STATE, "actions": [big_meld] * 40},
+        "apply": {"state": EXAMPLE_STATE, "actions": [{"type": "discard", "card": "4C"}] * 200},
+    }
+    with client() as c:
+        for op, body in bodies.items():
+            raw = orjson.dumps(body)
+            assert len(raw) < Settings().max_body_bytes, (op, len(raw))
+            started = time.perf_counter()
+            r = c.post(f"/v1/{op}", content=raw)
+            assert time.perf_counter() - started < 1.0, op
+            assert r.status_code in (200, 422), (op, r.text[:200])
+
+
+# --- GraphQL ------------------------------------------------------------------------------------
+
+
+def gql(c: TestClient, query: str, lang: str = "en", **variables: Any) -> dict[str, Any]:
+    r = c.post("/graphql", json={"query": query, "variables": variables},
+               headers={"Accept-Language": lang})
+    assert r.status_code == 200 and r.headers["content-type"].startswith("application/json")
+    body: dict[str, Any] = r.json()
+    assert "errors" not in body or body["errors"] is None, body
+    return body["data"]  # type: ignore[no-any-return]
+
+
+PROBLEM = "... on Problem { status code detail problems { code path message } reason { code } index }"
+
+
+def test_graphql_catalogue_and_deal(http: TestClient, dealt: dict[str, Any]) -> None:
+    d = gql(http, "{ variants { id players } variant(id: \"german\") { __typename ... on Variant "
+                  "{ id fingerprint options rules } } nope: variant(id: \"bridge\") { __typename "
+                  f"{PROBLEM} }} }}")
+    assert "classic" in [v["id"] for v in d["variants"]]
+    assert d["variant"]["__typename"] == "Variant" and len(d["variant"]["fingerprint"]) == 16
+    assert d["nope"]["__typename"] == "Problem" and d["nope"]["status"] == 404
+    d = gql(http, "query($i: DealInput) { deal(input: $i) { __typename ... on Deal { state events } "
+                  f"{PROBLEM} }} }}", i={"seed": 42, "dealer": 3, "scores": [0, 1600]})
+    assert d["deal"]["state"] == dealt
+    d = gql(http, f"{{ deal(input: {{dealer: 6}}) {{ __typename {PROBLEM} }} }}", "de")
+    assert d["deal"]["code"] == "SEAT_OUT_OF_RANGE" and d["deal"]["problems"][0]["path"] == "/dealer"
+
+
+def test_graphql_rules_operations(http: TestClient, dealt: dict[str, Any]) -> None:
+    q = ("query($s: JSON!) {"
+         " validate(state: $s) { __typename ... on Validation { valid problems { code path } } }"
+         " legalActions(state: $s) { __typename ... on LegalActions { seat phase"
+         "   actions { type seat cards card rank allow } actionsJson } }"
+         " ok: check(state: $s, actions: [{type: DRAW}]) { __typename ... on Legal { legal } }"
+         " no: check(state: $s, actions: [{type: DISCARD, card: \"JK\"}]) { __typename"
+         "   ... on Illegal { legal index reason { code message rule } } }"
+         " apply(state: $s, actions: [{type: DRAW}]) { __typename ... on Applied { state events } }"
+         " refused: apply(state: $s, actions: [{type: ASK}]) { __typename " + PROBLEM + " }"
+         " score(state: $s) { __typename ... on Score { sides { side seats total breakdown {"
+         "   meldedCards handCards canastaBonus bonusCards goingOut penalties total } }"
+         "   scores gameOver winner nextMinimums } } }")
+    en, de = gql(http, q, s=dealt), gql(http, q, "de", s=dealt)
+    assert en["validate"] == {"__typename": "Validation", "valid": True, "problems": []}
+    la = en["legalActions"]
+    assert la["seat"] == 0 and la["phase"] == "draw" and la["actionsJson"][0]["type"] == "draw"
+    assert en["ok"] == {"__typename": "Legal", "legal": True}
+    assert en["no"]["__typename"] == "Illegal" and en["no"]["reason"]["code"] == "WRONG_PHASE"
+    assert en["no"]["reason"]["message"] != de["no"]["reason"]["message"]
+    assert en["apply"]["__typename"] == "Applied" and en["apply"]["state"]["turn"]["phase"] == "play"
+    assert en["refused"]["code"] == "ILLEGAL_ACTION" and en["refused"]["reason"]["code"] == "WRONG_PHASE"
+    assert en["refused"]["index"] == 0
+    rest = http.post("/v1/score", json={"state": dealt}).json()
+    assert en["score"]["scores"] == rest["scores"] and en["score"]["nextMinimums"] == rest["next_minimums"]
+    assert en["score"]["sides"][0]["breakdown"]["total"] == rest["sides"][0]["breakdown"]["total"]
+
+
+def test_graphql_refusals_are_union_members(http: TestClient) -> None:
+    bad = copy.deepcopy(EXAMPLE_STATE)
+    bad["hands"][0][0] = "1X"
+    d = gql(http, f"query($s: JSON!) {{ legalActions(state: $s) {{ __typename {PROBLEM} }}"
+                  f" score(state: {{}}) {{ __typename {PROBLEM} }}"
+                  f" check(state: $s, actions: [{{type: MELD, cards: [\"ZZ\"]}}])"
+                  f" {{ __typename {PROBLEM} }} }}",
+            "de", s=bad)
+    assert d["legalActions"]["code"] == "MALFORMED_REQUEST"
+    assert d["legalActions"]["detail"] == "Die Anfrage ist fehlerhaft."
+    assert {"code": "BAD_CARD_CODE", "path": "/state/hands/0/0"} in [
+        {"code": p["code"], "path": p["path"]} for p in d["legalActions"]["problems"]]
+    assert d["score"]["code"] == "MALFORMED_REQUEST"
+    assert "/actions/0/cards/0" in [p["path"] for p in d["check"]["problems"]]
+    d = gql(http, f"{{ score(state: {json.dumps(json.dumps(EXAMPLE_STATE))}) {{ __typename {PROBLEM} }} }}")
+    assert d["score"]["code"] == "MALFORMED_REQUEST"  # a string is not a state
+
+
+def test_graphql_limits_and_transport_errors(http: TestClient) -> None:
+    many = "{ " + " ".join(f"a{i}: variants {{ id }}" for i in range(9)) + " }"
+    r = http.post("/graphql", json={"query": many})
+    assert r.json()["errors"][0]["message"] == "9 aliases found. Allowed: 8"
+    is_problem(http.get("/graphql"), 404, "NOT_FOUND")
+    p = is_problem(http.post("/graphql", content=b"{bad", headers={
+        "content-type": "application/json", "accept-language": "de"}), 400, "BAD_GRAPHQL_REQUEST")
+    assert p["detail"].startswith("Keine GraphQL-Anfrage")
+    is_problem(http.post("/graphql", content=b"{}", headers={"content-type": "text/plain"}), 400,
+               "BAD_GRAPHQL_REQUEST")
+    is_problem(http.put("/graphql"), 405, "METHOD_NOT_ALLOWED")
+    r = http.get("/graphql", params={"query": "{ variants { id } }"})
+    assert r.status_code == 200 and r.json()["data"]["variants"]

@@ -1,0 +1,113 @@
+"""The published contracts: the committed OpenAPI document and GraphQL SDL match the code, and
+Schemathesis finds no server error and no non-conforming answer against either (in-process,
+a bounded number of examples)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import graphql
+import schemathesis
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from schemathesis.checks import positive_data_acceptance
+from starlette.testclient import TestClient
+
+from schema.models import EXAMPLE_ACTIONS, EXAMPLE_DEAL, EXAMPLE_STATE, EXAMPLE_STATE_AFTER
+from service import openapi
+from service.app import create_app
+from service.graphql import SDL_FILE, sdl
+from service.settings import Settings
+
+EXAMPLES = int(os.environ.get("CANASTA_SCHEMATHESIS_EXAMPLES", "25"))
+APP = create_app(Settings(log_level="error"))
+SESSION = TestClient(APP)
+
+
+def test_committed_openapi_is_current() -> None:
+    assert openapi.COMMITTED.read_bytes() == openapi.document_bytes(), (
+        "run `python -m service.openapi` to regenerate openapi/openapi.json")
+
+
+def test_committed_sdl_is_current() -> None:
+    assert SDL_FILE.read_text() == sdl(), (
+        "run `python -m service.graphql` to regenerate schema/schema.graphql")
+
+
+# --- REST against the committed document --------------------------------------------------------
+
+REST = schemathesis.openapi.from_path(str(openapi.COMMITTED))
+REST.app = APP
+
+
+@schemathesis.check
+def schema_valid_is_model_valid(ctx: Any, response: Any, case: Any) -> bool | None:
+    """A request the document allows is never MALFORMED_REQUEST (the document and the pydantic
+    models agree). It may still be refused by the engine: 422 with a rules code (CONTRACT.md),
+    which is why Schemathesis' ``positive_data_acceptance`` check is replaced by this one."""
+    mode = str(getattr(getattr(case.meta, "generation", None), "mode", ""))
+    if "positive" in mode.lower() and response.status_code == 422:
+        code = response.json().get("code")
+        assert code not in ("MALFORMED_REQUEST", "TOO_MANY_ACTIONS"), (
+            f"schema-valid request rejected as {code}: {response.text[:300]}")
+    return None
+
+
+@schemathesis.check
+def within_a_second(ctx: Any, response: Any, case: Any) -> bool | None:
+    """No answer takes more than a second (the issue's bound)."""
+    assert response.elapsed < 1.0, f"{case.operation.label} took {response.elapsed:.3f} s"
+    return None
+
+
+@REST.parametrize()
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+def test_rest_contract(case: Any) -> None:
+    case.call_and_validate(session=SESSION, excluded_checks=[positive_data_acceptance],
+                           additional_checks=[schema_valid_is_model_valid, within_a_second])
+
+
+# --- GraphQL against the committed SDL ----------------------------------------------------------
+
+
+def _node(value: Any) -> graphql.ValueNode:
+    """A JSON value as a GraphQL literal (for the JSON scalar)."""
+    if value is None:
+        return graphql.NullValueNode()
+    if isinstance(value, bool):
+        return graphql.BooleanValueNode(value=value)
+    if isinstance(value, int):
+        return graphql.IntValueNode(value=str(value))
+    if isinstance(value, float):
+        return graphql.FloatValueNode(value=repr(value))
+    if isinstance(value, str):
+        return graphql.StringValueNode(value=value)
+    if isinstance(value, list):
+        return graphql.ListValueNode(values=tuple(_node(v) for v in value))
+    return graphql.ObjectValueNode(fields=tuple(
+        graphql.ObjectFieldNode(name=graphql.NameNode(value=k), value=_node(v))
+        for k, v in value.items()))
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers(-10, 200) | st.text(max_size=4),
+                     lambda inner: st.lists(inner, max_size=4)
+                     | st.dictionaries(st.sampled_from(["variant", "hands", "turn", "size",
+                                                        "seat", "phase", "x"]), inner,
+                                       max_size=4), max_leaves=12)
+_STATES = st.sampled_from([EXAMPLE_STATE, EXAMPLE_STATE_AFTER, EXAMPLE_DEAL, EXAMPLE_ACTIONS])
+# never a top-level null: a `JSON!` argument given null is a GraphQL validation error
+_TOP = _JSON.filter(lambda v: v is not None)
+schemathesis.graphql.scalar("JSON", st.one_of(_STATES, _TOP).map(_node))
+
+GRAPHQL = schemathesis.graphql.from_path(str(SDL_FILE))
+GRAPHQL.app = APP
+GRAPHQL.location = "/graphql"
+
+
+@GRAPHQL.parametrize()
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+def test_graphql_contract(case: Any) -> None:
+    case.call_and_validate(session=SESSION, additional_checks=[within_a_second])

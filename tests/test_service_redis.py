@@ -1,0 +1,107 @@
+"""The real thing: uvicorn on a free port with a real redis-server on another. A miss, then a
+hit from Redis; Redis stopped mid-run: answers stay correct and fast (circuit breaker);
+Redis restarted on the same port: hits again."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from schema.models import EXAMPLE_STATE
+
+from .servers import RedisServer, Service
+
+pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None and not os.environ.get(
+    "REDIS_URL"), reason="needs redis-server (or REDIS_URL)")
+
+BODY = {"state": EXAMPLE_STATE}
+REDIS_ONLY = {"CACHE_SIZE": "0", "REDIS_OPS": "legal-actions,check,score",
+              "REDIS_TIMEOUT": "0.05", "REDIS_BREAKER_FAILURES": "2",
+              "REDIS_BREAKER_SECONDS": "0.5"}
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    """``REDIS_URL`` when set (never the machine's default Redis otherwise): a throw-away
+    redis-server on a free port."""
+    if os.environ.get("REDIS_URL"):
+        yield os.environ["REDIS_URL"]
+        return
+    server = RedisServer().start()
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+def post(client: httpx.Client, body: Any = BODY) -> httpx.Response:
+    r = client.post("/v1/legal-actions", json=body)
+    assert r.status_code == 200, r.text
+    return r
+
+
+def wait_for_hit(client: httpx.Client, body: Any, seconds: float = 5.0) -> list[str]:
+    """X-Cache values until the first hit (the write to Redis is asynchronous)."""
+    seen = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        seen.append(post(client, body).headers["x-cache"])
+        if seen[-1] == "hit":
+            return seen
+        time.sleep(0.05)
+    raise AssertionError(f"no hit within {seconds} s: {seen}")
+
+
+def test_miss_then_hit_through_redis(redis_url: str) -> None:
+    body = {"state": {**EXAMPLE_STATE, "scores": [1, 2]}}  # a key of this test's own
+    svc = Service({**REDIS_ONLY, "REDIS_URL": redis_url}).start()
+    try:
+        with httpx.Client(base_url=svc.url, timeout=5) as c:
+            seen = wait_for_hit(c, body)
+            assert seen[0] == "miss"
+            assert 'canasta_cache_hits_total{op="legal-actions",tier="redis"}' in c.get(
+                "/metrics").text
+            assert c.get("/readyz").json()["cache"]["redis"] == "ok"
+    finally:
+        svc.stop()
+
+
+def test_redis_stopped_and_restarted_mid_run() -> None:
+    if shutil.which("redis-server") is None:
+        pytest.skip("needs redis-server to stop and restart it")
+    redis = RedisServer().start()
+    svc = Service({**REDIS_ONLY, "REDIS_URL": redis.url}).start()
+    try:
+        with httpx.Client(base_url=svc.url, timeout=5) as c:
+            seen = wait_for_hit(c, BODY)
+            assert seen[0] == "miss"
+            expected = post(c).json()
+
+            redis.stop()
+            started = time.monotonic()
+            for _ in range(30):
+                t = time.monotonic()
+                r = post(c)
+                assert r.json() == expected and r.headers["x-cache"] == "miss"
+                assert time.monotonic() - t < 0.5
+            assert time.monotonic() - started < 3.0  # the breaker skips Redis: no 30 timeouts
+            ready = c.get("/readyz")
+            assert ready.status_code == 200 and ready.json()["degraded"] is True
+            metrics = c.get("/metrics").text
+            assert 'canasta_redis_errors_total{op="legal-actions"}' in metrics
+            assert 'canasta_redis_skipped_total{op="legal-actions"}' in metrics
+
+            redis.start()  # same port, empty (no persistence)
+            time.sleep(0.6)  # the breaker lets a trial through after REDIS_BREAKER_SECONDS
+            seen = wait_for_hit(c, BODY)
+            assert "miss" in seen and seen[-1] == "hit"
+            assert c.get("/readyz").json()["degraded"] is False
+    finally:
+        svc.stop()
+        redis.stop()
