@@ -40,8 +40,11 @@ def is_natural(card: int) -> bool:
     return 8 <= card < JOKER
 
 
+_CARD_CODES = tuple("JK" if c == JOKER else RANKS[c >> 2] + SUITS[c & 3] for c in range(N_CARDS))
+
+
 def card_code(card: int) -> str:
-    return "JK" if card == JOKER else RANKS[card >> 2] + SUITS[card & 3]
+    return _CARD_CODES[card]
 
 
 def rank_code(rank: int) -> str:
@@ -55,6 +58,9 @@ _CODE_TO_CARD = {card_code(c): c for c in range(N_CARDS)}
 
 def parse_card(code: str) -> int:
     """Parse a card code, forgiving case, whitespace and ``10`` for ``T``."""
+    card = _CODE_TO_CARD.get(code)  # canonical codes, the common case
+    if card is not None:
+        return card
     text = code.strip().upper()
     if text.startswith("10"):
         text = "T" + text[2:]

@@ -14,7 +14,7 @@ CODES: dict[str, tuple[str, str, str]] = {
     # -- refusals of actions
     "NOT_YOUR_TURN": ("turn", "It is seat {expected}'s move, not seat {seat}'s.",
                       "Sitz {expected} ist am Zug, nicht Sitz {seat}."),
-    "WRONG_PHASE": ("turn", "A {action} is not possible in phase '{phase}'.",
+    "WRONG_PHASE": ("turn", "The action '{action}' is not possible in phase '{phase}'.",
                     "Ein Zug '{action}' ist in der Phase '{phase}' nicht möglich."),
     "DEAL_OVER": ("going_out", "The deal is over.", "Die Runde ist vorbei."),
     "MUST_TAKE_PILE": ("stock_exhausted",

@@ -9,6 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from .cards import (
+    _CARD_CODES,
+    _CODE_TO_CARD,
+    N_CARDS,
     REAL,
     THREE,
     WILD_RANK,
@@ -31,7 +34,8 @@ Data = dict[str, Any]
 
 
 def _cards(value: Any) -> tuple[int, ...]:
-    return tuple(parse_card(c) for c in value)
+    known = _CODE_TO_CARD
+    return tuple(known[c] if c in known else parse_card(c) for c in value)
 
 
 def _is_hidden(value: Any) -> bool:
@@ -96,19 +100,20 @@ def validate_data(data: Data) -> list[Problem]:
     in_pile = "THREE_IN_PILE" if rules.all_threes_bonus else "RED_THREE_IN_PILE"
     side = rules.side_of(seat)
     went_out = turn.get("went_out")
-    # every card we can see, with its path
-    seen: list[tuple[int, str]] = []
+    # every card we can see, by where it lies: (path of the list, cards)
+    seen: list[tuple[str, tuple[int, ...]]] = []
     total = 0
     for i, hand in enumerate(data["hands"]):
         if _is_hidden(hand):
             size = hand["size"]
         else:
-            size = len(hand)
-            for j, code in enumerate(hand):
-                card = parse_card(code)
-                seen.append((card, f"/hands/{i}/{j}"))
-                if rules.is_bonus_card(card) and phase != OVER:  # at the end it costs 500
-                    add(Problem(in_hand, f"/hands/{i}/{j}"))
+            cards = _cards(hand)
+            size = len(cards)
+            seen.append((f"/hands/{i}", cards))
+            if phase != OVER:  # at the end a three in the hand is scored
+                for j, card in enumerate(cards):
+                    if rules.is_bonus_card(card):
+                        add(Problem(in_hand, f"/hands/{i}/{j}"))
         total += size
         if size == 0 and phase != OVER:
             add(Problem("IMPOSSIBLE_SIZE", f"/hands/{i}",
@@ -147,9 +152,9 @@ def validate_data(data: Data) -> list[Problem]:
                         {"detail": f"pending melds counting {points} already meet the minimum "
                                    f"{minimum}; they belong on the table"}))
     for s, bonus in enumerate(data["bonus_cards"]):
-        for j, code in enumerate(bonus):
-            card = parse_card(code)
-            seen.append((card, f"/bonus_cards/{s}/{j}"))
+        cards = _cards(bonus)
+        seen.append((f"/bonus_cards/{s}", cards))
+        for j, card in enumerate(cards):
             if not rules.is_bonus_card(card):
                 add(Problem("NOT_A_BONUS_CARD", f"/bonus_cards/{s}/{j}", {"card": card_code(card)}))
         total += len(bonus)
@@ -170,23 +175,23 @@ def validate_data(data: Data) -> list[Problem]:
     else:
         total += len(pile)
         plain_below = False
-        for j, code in enumerate(pile):
-            card = parse_card(code)
-            seen.append((card, f"/discard/{j}"))
+        cards = _cards(pile)
+        seen.append(("/discard", cards))
+        for j, card in enumerate(cards):
             if rules.is_bonus_card(card) and (plain_below or j == len(pile) - 1
                                               or rules.upcard != "cover"):
                 add(Problem(in_pile, f"/discard/{j}"))
             if not (is_wild(card) or is_red_three(card)):
                 plain_below = True
-    for j, code in enumerate(data.get("set_aside") or []):
-        seen.append((parse_card(code), f"/set_aside/{j}"))
-        total += 1
+    aside = _cards(data.get("set_aside") or ())
+    seen.append(("/set_aside", aside))
+    total += len(aside)
     stock = data["stock"]
     if _is_hidden(stock):
         total += stock["size"]
     else:
         total += len(stock)
-        seen.extend((parse_card(c), f"/stock/{j}") for j, c in enumerate(stock))
+        seen.append(("/stock", _cards(stock)))
     held: Any = turn.get("held") or []
     if _is_hidden(held):
         total += held["size"]
@@ -194,27 +199,35 @@ def validate_data(data: Data) -> list[Problem]:
     else:
         total += len(held)
         held_size = len(held)
-        for j, code in enumerate(held):
-            card = parse_card(code)
-            seen.append((card, f"/turn/held/{j}"))
+        cards = _cards(held)
+        seen.append(("/turn/held", cards))
+        for j, card in enumerate(cards):
             if rules.is_bonus_card(card):
                 add(Problem(in_hand, f"/turn/held/{j}"))
     if held_size and not (pending and turn.get("took_pile")):
         add(Problem("PHASE_INCONSISTENT", "/turn/held",
                     {"detail": "held pile cards need a pile taken for pending melds"}))
-    tally: dict[int, int] = {}
-    for card, path in seen:
-        tally[card] = tally.get(card, 0) + 1
-        if tally[card] == rules.deck_copies(card) + 1:
-            add(Problem("TOO_MANY_COPIES", path, {"card": card_code(card), "count": tally[card],
-                                                 "copies": rules.deck_copies(card)}))
+    copies = [0] * N_CARDS
+    for _, cards in seen:
+        for card in cards:
+            copies[card] += 1
+    if any(n > rules.deck_copies(c) for c, n in enumerate(copies)):
+        tally = [0] * N_CARDS
+        for base, cards in seen:
+            for j, card in enumerate(cards):
+                tally[card] += 1
+                if tally[card] == rules.deck_copies(card) + 1:
+                    add(Problem("TOO_MANY_COPIES", f"{base}/{j}", {
+                        "card": card_code(card), "count": tally[card],
+                        "copies": rules.deck_copies(card)}))
     if total != rules.deck_size:
         add(Problem("CARD_COUNT_MISMATCH", "", {"count": total, "deck": rules.deck_size}))
     _check_turn(rules, data, turn, add)
     return problems
 
 
-def _check_melds(rules: RuleSet, melds: list[Data], base: str, seen: list[tuple[int, str]],
+def _check_melds(rules: RuleSet, melds: list[Data], base: str,
+                 seen: list[tuple[str, tuple[int, ...]]],
                  add: Any, black_ok: bool) -> None:
     from .play import meld_shape_refusal
 
@@ -223,7 +236,7 @@ def _check_melds(rules: RuleSet, melds: list[Data], base: str, seen: list[tuple[
         path = f"{base}/{i}"
         rank = parse_rank(m["rank"])
         cards = _cards(m["cards"])
-        seen.extend((c, f"{path}/cards/{j}") for j, c in enumerate(cards))
+        seen.append((f"{path}/cards", cards))
         if rank <= REAL:  # "Canastra Real": a suit sequence of seven
             if not rules.real_canasta_bonus:
                 add(Problem("SEQUENCE_NOT_ALLOWED", f"{path}/rank"))
@@ -343,7 +356,8 @@ def state_from_data(data: Data) -> State:
 
 
 def _codes(cards: Any) -> list[str]:
-    return [card_code(c) for c in cards]
+    codes = _CARD_CODES
+    return [codes[c] for c in cards]
 
 
 def _meld_data(m: Meld) -> Data:
