@@ -3,7 +3,7 @@
     python bench/compiled.py [DEST]      # default: build/compiled; prints the folder
 
 Put the folder first on PYTHONPATH to use the compiled engine. The hot modules are compiled;
-the rest (variants, wire, api) stays Python. Needs mypy (the test extras) and a C compiler.
+the rest (variants, api) stays Python. Needs mypy (the test extras) and a C compiler.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-HOT = ("cards", "state", "rules", "reasons", "feasible", "play", "legal", "deal", "scoring")
+HOT = ("cards", "state", "rules", "reasons", "feasible", "play", "legal", "deal", "scoring",
+       "wire")
 
 
 def build(dest: Path = ROOT / "build" / "compiled") -> Path:

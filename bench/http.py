@@ -52,15 +52,18 @@ end
 """
 
 
-def play_state() -> dict[str, Any]:
-    """A full-information six-player classic state in phase play, mid-deal (side 0 has three
-    melds): the first such state of seeded random playouts (about 2 KB as JSON)."""
-    rules = rules_for("classic", {"players": 6})
+def play_state(options: dict[str, Any] | None = None,
+               actions: tuple[int, int] = (0, 10_000)) -> dict[str, Any]:
+    """A full-information classic state in phase play, mid-deal (side 0 has three melds): the
+    first such state of seeded random playouts (six players: about 2 KB as JSON and 193 legal
+    actions; four players, with 10 to 20 legal actions as most states have: about 1.3 KB)."""
+    rules = rules_for("classic", options if options is not None else {"players": 6})
     for seed in range(100):
-        for state, _ in playout(rules, seed, check=False):
+        for state, listed in playout(rules, seed, check=False):
             data = state_to_data(state)
             data["scores"] = [0] * rules.sides
-            if data["turn"]["phase"] == "play" and len(data["melds"][0]) >= 3:
+            if (data["turn"]["phase"] == "play" and len(data["melds"][0]) >= 3
+                    and actions[0] <= len(listed) <= actions[1]):
                 return data
     raise RuntimeError("no such state")
 
@@ -73,7 +76,9 @@ def bodies() -> dict[str, tuple[dict[str, Any], str]]:
     query = ("query($s: JSON!) { legalActions(state: $s) { __typename ... on LegalActions "
              "{ seat phase actions { type cards card rank } } ... on Problem { code } } }")
     fast = query.replace("actions { type cards card rank }", "actionsJson")
+    four = play_state({}, actions=(10, 20))
     return {"legal-actions": ({"state": state}, "/v1/legal-actions"),
+            "legal-actions, four players": ({"state": four}, "/v1/legal-actions"),
             "check": (check, "/v1/check"),
             "score": ({"state": state}, "/v1/score"),
             "graphql legal-actions": ({"query": query, "variables": {"s": state}}, "/graphql"),

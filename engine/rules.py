@@ -143,6 +143,15 @@ class RuleSet:
         return card == 5 or card == 6 or (self.all_threes_bonus and (card == 4 or card == 7))
 
     @cached_property
+    def bonus_cards(self) -> frozenset[int]:
+        return frozenset(c for c in (4, 5, 6, 7) if self.is_bonus_card(c))
+
+    @cached_property
+    def copies(self) -> tuple[int, ...]:
+        """Copies of each card in the deck, by card."""
+        return tuple(self.deck_copies(c) for c in range(N_CARDS))
+
+    @cached_property
     def modern(self) -> bool:
         """Meld rules that the counting shortcuts of ``feasible`` do not cover (seed 001)."""
         return bool(self.max_meld_size or self.closed_ranks or self.rule_of_five

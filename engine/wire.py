@@ -34,8 +34,10 @@ Data = dict[str, Any]
 
 
 def _cards(value: Any) -> tuple[int, ...]:
-    known = _CODE_TO_CARD
-    return tuple(known[c] if c in known else parse_card(c) for c in value)
+    try:
+        return tuple(map(_CODE_TO_CARD.__getitem__, value))  # canonical codes, the common case
+    except KeyError:
+        return tuple(parse_card(c) for c in value)
 
 
 def _is_hidden(value: Any) -> bool:
@@ -110,8 +112,8 @@ def validate_data(data: Data) -> list[Problem]:
             cards = _cards(hand)
             size = len(cards)
             seen.append((f"/hands/{i}", cards))
-            if phase != OVER:  # at the end a three in the hand is scored
-                for j, card in enumerate(cards):
+            if phase != OVER and not rules.bonus_cards.isdisjoint(cards):
+                for j, card in enumerate(cards):  # at the end a three in the hand is scored
                     if rules.is_bonus_card(card):
                         add(Problem(in_hand, f"/hands/{i}/{j}"))
         total += size
@@ -211,7 +213,7 @@ def validate_data(data: Data) -> list[Problem]:
     for _, cards in seen:
         for card in cards:
             copies[card] += 1
-    if any(n > rules.deck_copies(c) for c, n in enumerate(copies)):
+    if any(map(int.__gt__, copies, rules.copies)):
         tally = [0] * N_CARDS
         for base, cards in seen:
             for j, card in enumerate(cards):

@@ -35,8 +35,13 @@ def _show(value: object) -> str:
     return text if len(text) <= 24 else text[:21] + "..."
 
 
+_CANONICAL = frozenset(["JK", *(r + s for r in RANKS for s in SUITS)])
+
+
 def _card(value: object) -> str:
     """Canonicalise a forgiving card code ("10h" -> "TH", "jk" -> "JK")."""
+    if type(value) is str and value in _CANONICAL:
+        return value  # the common case, first
     if isinstance(value, str) and len(value) <= 16:
         code = value.strip().upper()
         if code.startswith("10"):
