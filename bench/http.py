@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -127,11 +128,22 @@ def measure(svc: Service, seconds: float, connections: int) -> list[dict[str, An
     return rows
 
 
+def compiled_env() -> dict[str, str]:
+    """Environment that makes the service import the mypyc-compiled engine: its folder first
+    on the path, and no current directory put in front of it (PYTHONSAFEPATH)."""
+    from bench.compiled import ROOT, build
+
+    folder = build()
+    return {"PYTHONPATH": f"{folder}{os.pathsep}{ROOT}", "PYTHONSAFEPATH": "1"}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=4, help="per measurement")
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--compiled", action="store_true",
+                        help="serve with the mypyc-compiled engine (bench/compiled.py)")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         print("bench/http.py needs wrk: apt-get install wrk", file=sys.stderr)
@@ -142,8 +154,9 @@ def main() -> int:
         configs = {"local": {"BENCH_ECHO": "1"},
                    "redis": {"BENCH_ECHO": "1", "CACHE_SIZE": "0", "REDIS_URL": redis.url,
                              "REDIS_OPS": "legal-actions,check,score"}}
+        engine_env = compiled_env() if args.compiled else {}
         for name, env in configs.items():
-            svc = Service(env).start()
+            svc = Service({**env, **engine_env}).start()
             try:
                 wrk(svc.url + "/v1/echo", b"{}", 1, False, args.connections)  # warm up
                 results[name] = measure(svc, args.seconds, args.connections)
@@ -154,7 +167,8 @@ def main() -> int:
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
-    print(f"wrk -t1 -c{args.connections} -d{args.seconds:g}s, one uvicorn worker; "
+    print(f"wrk -t1 -c{args.connections} -d{args.seconds:g}s, one uvicorn worker, "
+          f"{'mypyc-compiled' if args.compiled else 'Python'} engine; "
           "ratio = requests/s over the echo's with the same body, same server, same run\n")
     print("| cache tier | operation | cache | body bytes | requests/s | p50 ms | p99 ms | vs echo |")
     print("|---|---|---|---:|---:|---:|---:|---:|")
