@@ -103,7 +103,7 @@ def test_rule_table() -> None:
         "closed_ranks": True, "rule_of_five": True, "no_wild_ranks": ["7"],
         "initial_wild_ranks": ["A"], "wild_meld": "grow", "wild_meld_blocks": True,
         "pile_always_frozen": True, "discard_rules": "modern",
-        "options": {"target": 8500},
+        "options": {"target": 8500, "four_jokers_penalty": 2500},
     }
     assert {k: rules[k] for k in expected} == expected
     assert rules["sources"]["initial_meld"].startswith(f"{SEED}: 'Erstauslage'")
@@ -113,9 +113,9 @@ def test_rule_table() -> None:
 def test_option_target(target: int) -> None:
     """seed 001 (Regeländerungen) 'Siegpunktzahl' ('8.500 Punkte. In der Einrichtung lässt sich
     stattdessen 2.500, 5.000, 7.500 oder 10.000 einstellen'); VARIANTS.md modern-american.
-    `target` is the only option; it changes only the target."""
+    `target` changes only the target."""
     answer_ = api.variant(V, {"target": target})
-    assert [o["name"] for o in answer_["options"]] == ["target"]
+    assert [o["name"] for o in answer_["options"]] == ["target", "four_jokers_penalty"]
     assert answer_["options"][0]["default"] == 8500
     assert sorted(answer_["options"][0]["allowed"]) == [2500, 5000, 7500, 8500, 10000]
     rules = answer_["rules"]
@@ -1036,7 +1036,26 @@ def test_incomplete_meld_penalties(melds: list[Data], penalty: int) -> None:
     Assen kostet 2.500, eine unvollendete Auslage aus wilden Karten 2.000 (2.500 mit allen vier
     Jokern)'); VARIANTS.md modern-american; pins the README interpretations (an ace meld with
     wild cards has no penalty; four jokers: 2,500 after pagat, research.md D14)."""
-    state = mtable({0: [], 2: ["4C", "4D"]}, melds=(melds, []), turn=OVER)
+    _check_penalty(melds, penalty, {})
+
+
+@pytest.mark.parametrize("melds, penalty", [
+    ([meld("JK", "JK", "JK", "JK", rank="wild")], -2000),
+    ([meld("JK", "JK", "JK", "JK", "2C", "2D", rank="wild")], -2000),
+    ([meld("JK", "JK", "JK", "2C", rank="wild")], -2000),
+    ([meld("AS", "AH", "AD")], -2500),
+])
+def test_option_four_jokers_penalty(melds: list[Data], penalty: int) -> None:
+    """research.md D14: CLA charges an incomplete wild-card meld with all four jokers 2,000 like
+    any other (pagat and seed 001: 2,500); option `four_jokers_penalty` = 2000 plays it so and
+    changes nothing else."""
+    _check_penalty(melds, penalty, {"four_jokers_penalty": 2000})
+    changed = {k for k, v in rules_of({"four_jokers_penalty": 2000}).items() if v != rules_of()[k]}
+    assert changed == {"wild_meld_incomplete_four_jokers", "options"}
+
+
+def _check_penalty(melds: list[Data], penalty: int, options: Data) -> None:
+    state = mtable({0: [], 2: ["4C", "4D"]}, melds=(melds, []), turn=OVER, options=options)
     assert breakdown(state, 0)["penalties"] == penalty
 
 

@@ -103,8 +103,12 @@ MODERN_AMERICAN = replace(
 
 OPTIONS: tuple[Option, ...] = (
     Option("target", 8500, (2500, 5000, 7500, 8500, 10000), "Game target."),
+    Option("four_jokers_penalty", 2500, (2500, 2000),
+           "An incomplete wild-card meld holding all four jokers costs 2,500 (pagat) or 2,000 "
+           "like any other (CLA; research.md D14)."),
 )
 
 
 def build(options: dict[str, Any]) -> RuleSet:
-    return replace(MODERN_AMERICAN, target=options["target"])
+    return replace(MODERN_AMERICAN, target=options["target"],
+                   wild_meld_incomplete_four_jokers=options["four_jokers_penalty"])
