@@ -13,8 +13,11 @@ from typing import Any
 
 import httpx
 import pytest
+from redis.asyncio.cluster import RedisCluster as ClusterClient
 
 from schema.models import EXAMPLE_STATE
+from service.cache import redis_client
+from service.settings import Settings
 
 from .servers import RedisCluster, RedisServer, Service
 
@@ -123,3 +126,19 @@ def test_two_services_share_a_cluster_and_survive_a_dead_node(cluster: RedisClus
     finally:
         a.stop()
         b.stop()
+
+
+def test_redis_url_names_a_cluster_or_is_refused_at_start() -> None:
+    for url in ("redis+cluster://h:7000", "rediss+cluster://u:pw@h:7000/0",
+                "REDIS+CLUSTER://h:7000/"):
+        assert Settings(redis_url=url).checked().redis_is_cluster
+    assert Settings(redis_url="redis://h:7000", redis_cluster=True).redis_is_cluster
+    assert not Settings(redis_url="rediss://h:6380/2").checked().redis_is_cluster
+    assert isinstance(redis_client(Settings(redis_url="rediss+cluster://u:pw@h:7000")),
+                      ClusterClient)
+    for bad in ("redis+cluster://h:7000/1", "http://h:6379", "h:6379"):
+        with pytest.raises(ValueError):
+            Settings.from_env({"REDIS_URL": bad})
+    assert Settings.from_env({"GRACEFUL_TIMEOUT": "7"}).graceful_timeout == 7
+    with pytest.raises(ValueError):
+        Settings.from_env({"GRACEFUL_TIMEOUT": "-1"})
