@@ -183,6 +183,11 @@ class Service:
             raise RuntimeError(self.log.read().decode(errors="replace")[-2000:]) from None
         return self
 
+    def output(self) -> str:
+        """What the server wrote to stderr so far (read without moving the shared offset)."""
+        fd = self.log.fileno()
+        return os.pread(fd, os.fstat(fd).st_size, 0).decode(errors="replace")
+
     def stop(self) -> None:
         if self.proc is not None:
             self.proc.terminate()
