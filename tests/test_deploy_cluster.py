@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 from redis.asyncio.cluster import RedisCluster as ClusterClient
+from redis.asyncio.connection import SSLConnection
 
 from schema.models import EXAMPLE_STATE
 from service.cache import redis_client
@@ -134,8 +135,10 @@ def test_redis_url_names_a_cluster_or_is_refused_at_start() -> None:
         assert Settings(redis_url=url).checked().redis_is_cluster
     assert Settings(redis_url="redis://h:7000", redis_cluster=True).redis_is_cluster
     assert not Settings(redis_url="rediss://h:6380/2").checked().redis_is_cluster
-    assert isinstance(redis_client(Settings(redis_url="rediss+cluster://u:pw@h:7000")),
-                      ClusterClient)
+    tls = redis_client(Settings(redis_url="rediss+cluster://u:pw@h:7000"))
+    assert isinstance(tls, ClusterClient)
+    assert tls.connection_kwargs["connection_class"] is SSLConnection
+    assert (tls.connection_kwargs["username"], tls.connection_kwargs["password"]) == ("u", "pw")
     for bad in ("redis+cluster://h:7000/1", "http://h:6379", "h:6379"):
         with pytest.raises(ValueError):
             Settings.from_env({"REDIS_URL": bad})
