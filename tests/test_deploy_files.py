@@ -169,6 +169,21 @@ def test_kustomization_lists_every_manifest() -> None:
     assert listed == on_disk
 
 
+def test_manifests_are_valid_kubernetes_objects() -> None:
+    """Strict schema validation (no unknown fields) against Kubernetes 1.30's API schemas,
+    offline (kubernetes-validate bundles them)."""
+    import kubernetes_validate
+
+    objects = manifests()
+    assert {kind for kind, _ in objects} == {"ConfigMap", "Deployment", "Service",
+                                             "HorizontalPodAutoscaler", "PodDisruptionBudget"}
+    for (kind, name), doc in objects.items():
+        try:
+            kubernetes_validate.validate(doc, "1.30.0", strict=True)
+        except kubernetes_validate.ValidationError as exc:
+            pytest.fail(f"{kind} {name}: {exc.message}")
+
+
 def test_deployment_probes_ports_and_resources_match_the_app() -> None:
     objects = manifests()
     deployment = objects[("Deployment", "canasta-referee")]
