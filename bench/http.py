@@ -4,6 +4,7 @@ in the same run.
     apt-get install wrk redis-server     # the load generator (C, one thread) and Redis
     python bench/http.py                 # a Markdown table
     python bench/http.py --seconds 10 --json
+    python bench/http.py --compiled      # the engine compiled with mypyc (as in the image)
 
 It starts, on loopback only: a redis-server on a free port, and two single-worker services
 (``canasta-referee serve``, BENCH_ECHO=1, LOG_LEVEL=warning): "local" with the default
@@ -78,13 +79,21 @@ def bodies() -> dict[str, tuple[dict[str, Any], str]]:
              "{ seat phase actions { type cards card rank } } ... on Problem { code } } }")
     fast = query.replace("actions { type cards card rank }", "actionsJson")
     four = play_state({}, actions=(10, 20))
+    deal = {"variant": "classic", "options": {"players": 6}, "seed": 1, "scores": [0, 0, 0]}
     return {"legal-actions": ({"state": state}, "/v1/legal-actions"),
             "legal-actions, four players": ({"state": four}, "/v1/legal-actions"),
             "check": (check, "/v1/check"),
             "score": ({"state": state}, "/v1/score"),
+            "apply": (check, "/v1/apply"),
+            "validate": ({"state": state}, "/v1/validate"),
+            "deal (not cached)": (deal, "/v1/deal"),
             "graphql legal-actions": ({"query": query, "variables": {"s": state}}, "/graphql"),
             "graphql legal-actions actionsJson": ({"query": fast, "variables": {"s": state}},
                                                   "/graphql")}
+
+
+OPS = ("legal-actions", "legal-actions, four players", "check", "score", "apply", "validate",
+       "deal (not cached)", "graphql legal-actions", "graphql legal-actions actionsJson")
 
 
 def marked(body: dict[str, Any]) -> bytes:
@@ -110,31 +119,42 @@ def wrk(url: str, body: bytes, seconds: float, vary: bool, connections: int) -> 
         return float(m.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[m.group(2)]
 
     bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-    return {"rps": rps, "p50_ms": pct("50"), "p99_ms": pct("99"),
+    total = int(re.search(r"(\d+) requests in", out).group(1))  # type: ignore[union-attr]
+    return {"rps": rps, "p50_ms": pct("50"), "p99_ms": pct("99"), "requests": total,
             "non_2xx": int(bad.group(1)) if bad else 0}
 
 
-def measure(svc: Service, seconds: float, connections: int) -> list[dict[str, Any]]:
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a process so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def loaded(svc: Service, path: str, body: bytes, seconds: float, vary: bool,
+           connections: int) -> dict[str, Any]:
+    """``wrk``'s figures plus the server's CPU time per request (one worker: the process)."""
+    assert svc.proc is not None
+    before = cpu_seconds(svc.proc.pid)
+    r = wrk(svc.url + path, body, seconds, vary, connections)
+    r["cpu_us"] = (cpu_seconds(svc.proc.pid) - before) / max(r["requests"], 1) * 1e6
+    return r
+
+
+def measure(svc: Service, seconds: float, connections: int,
+            ops: set[str] | None = None) -> list[dict[str, Any]]:
     rows = []
     for op, (body, path) in bodies().items():
+        if ops is not None and op not in ops:
+            continue
         raw = marked(body)
-        echo = wrk(svc.url + "/v1/echo", raw.replace(b"@N@", b"0"), seconds, False, connections)
+        echo = loaded(svc, "/v1/echo", raw.replace(b"@N@", b"0"), seconds, False, connections)
         rows.append({"op": "echo", "case": f"same body as {op}", "bytes": len(raw), **echo,
                      "ratio": 1.0})
         for case, vary in (("miss", True), ("hit", False)):
-            r = wrk(svc.url + path, raw, seconds, vary, connections)
+            r = loaded(svc, path, raw, seconds, vary, connections)
             rows.append({"op": op, "case": case, "bytes": len(raw), **r,
                          "ratio": r["rps"] / echo["rps"]})
     return rows
-
-
-def compiled_env() -> dict[str, str]:
-    """Environment that makes the service import the mypyc-compiled engine: its folder first
-    on the path, and no current directory put in front of it (PYTHONSAFEPATH)."""
-    from bench.compiled import ROOT, build
-
-    folder = build()
-    return {"PYTHONPATH": f"{folder}{os.pathsep}{ROOT}", "PYTHONSAFEPATH": "1"}
 
 
 def main() -> int:
@@ -143,23 +163,37 @@ def main() -> int:
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--compiled", action="store_true",
-                        help="serve with the mypyc-compiled engine (bench/compiled.py)")
+                        help="serve with the mypyc-compiled engine (build/compiled, built by "
+                             "bench/compiled.py when missing), as deploy/Dockerfile does")
+    parser.add_argument("--ops", help="comma-separated operations to measure (default: all of "
+                        + ", ".join(OPS) + ")")
+    parser.add_argument("--tiers", default="local,redis", help="local, redis or both (default)")
     args = parser.parse_args()
+    ops = None if not args.ops else {o.strip() for o in args.ops.split(",")}
+    if ops is not None and ops - set(OPS):
+        parser.error(f"unknown operations: {', '.join(sorted(ops - set(OPS)))}")
     if shutil.which("wrk") is None:
         print("bench/http.py needs wrk: apt-get install wrk", file=sys.stderr)
         return 2
     results: dict[str, list[dict[str, Any]]] = {}
+    root = Path(__file__).resolve().parent.parent
+    cwd = root  # first on the server's sys.path: the compiled engine's folder with --compiled
+    if args.compiled:
+        cwd = root / "build" / "compiled"
+        if not any(cwd.glob("engine/*.so")):
+            subprocess.run([sys.executable, str(root / "bench" / "compiled.py")], check=True)
     redis = RedisServer().start()
     try:
         configs = {"local": {"BENCH_ECHO": "1"},
                    "redis": {"BENCH_ECHO": "1", "CACHE_SIZE": "0", "REDIS_URL": redis.url,
-                             "REDIS_OPS": "legal-actions,check,score"}}
-        engine_env = compiled_env() if args.compiled else {}
+                             "REDIS_OPS": "validate,legal-actions,check,apply,score"}}
         for name, env in configs.items():
-            svc = Service({**env, **engine_env}).start()
+            if name not in args.tiers.split(","):
+                continue
+            svc = Service(env, cwd=cwd).start()
             try:
                 wrk(svc.url + "/v1/echo", b"{}", 1, False, args.connections)  # warm up
-                results[name] = measure(svc, args.seconds, args.connections)
+                results[name] = measure(svc, args.seconds, args.connections, ops)
             finally:
                 svc.stop()
     finally:
@@ -167,16 +201,18 @@ def main() -> int:
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
-    print(f"wrk -t1 -c{args.connections} -d{args.seconds:g}s, one uvicorn worker, "
-          f"{'mypyc-compiled' if args.compiled else 'Python'} engine; "
+    print(f"wrk -t1 -c{args.connections} -d{args.seconds:g}s, one uvicorn worker"
+          f"{' (mypyc-compiled engine)' if args.compiled else ''}; "
           "ratio = requests/s over the echo's with the same body, same server, same run\n")
-    print("| cache tier | operation | cache | body bytes | requests/s | p50 ms | p99 ms | vs echo |")
-    print("|---|---|---|---:|---:|---:|---:|---:|")
+    print("| cache tier | operation | cache | body bytes | requests/s | p50 ms | p99 ms | vs echo "
+          "| server CPU µs/request | requests per CPU-second |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, rows in results.items():
         for r in rows:
             flag = f" ({r['non_2xx']} non-2xx)" if r["non_2xx"] else ""
             print(f"| {name} | {r['op']} | {r['case']} | {r['bytes']} | {r['rps']:,.0f}{flag} | "
-                  f"{r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['ratio']:.0%} |")
+                  f"{r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['ratio']:.0%} | "
+                  f"{r['cpu_us']:,.0f} | {1e6 / r['cpu_us']:,.0f} |")
     return 0
 
 

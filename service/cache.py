@@ -107,9 +107,9 @@ class Breaker:
 
 def redis_client(settings: Settings) -> Redis | RedisCluster:
     """A Redis (or Redis Cluster) client with short timeouts and no retries."""
-    url = settings.redis_url
-    cluster = settings.redis_cluster or "+cluster://" in url
-    url = url.replace("+cluster://", "://")
+    scheme, sep, rest = settings.redis_url.partition("://")
+    url = scheme.lower().removesuffix("+cluster") + sep + rest
+    cluster = settings.redis_is_cluster
     kwargs: dict[str, Any] = {"socket_timeout": settings.redis_timeout,
                               "socket_connect_timeout": settings.redis_timeout,
                               "retry": Retry(NoBackoff(), 0)}

@@ -22,11 +22,15 @@ def serve(argv: list[str]) -> int:
     parser.add_argument("--workers", type=int, default=env.workers,
                         help=f"worker processes (WORKERS, default {env.workers})")
     args = parser.parse_args(argv)
+    if args.workers < 1:
+        parser.error("--workers must be at least 1")
     import uvicorn
 
+    # SIGTERM: stop accepting, let requests in flight finish (at most GRACEFUL_TIMEOUT s), exit
     uvicorn.run("service.app:create_app", factory=True, host=args.host, port=args.port,
                 workers=args.workers, access_log=False, log_level=env.log_level.lower(),
-                log_config=None, server_header=False)
+                log_config=None, server_header=False,
+                timeout_graceful_shutdown=env.graceful_timeout)
     return 0
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from urllib.parse import urlsplit
 
+REDIS_SCHEMES = ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster")
 CACHEABLE = ("validate", "legal-actions", "check", "apply", "score")
 
 # name, default, meaning: the README's configuration table is generated from this list
@@ -13,6 +15,8 @@ DOCS: dict[str, str] = {
     "HOST": "Address to listen on (`serve`).",
     "PORT": "Port to listen on (`serve`).",
     "WORKERS": "uvicorn worker processes (`serve`).",
+    "GRACEFUL_TIMEOUT": "Seconds a stopping server (SIGTERM) lets requests in flight finish "
+                        "before it cancels them (`serve`).",
     "LOG_LEVEL": "`debug`, `info` (one JSON line per request), `warning` or `error`.",
     "MAX_BODY_BYTES": "Largest request body; larger ones get 413 (also chunked bodies).",
     "MAX_ACTIONS": "Most actions in one `check`/`apply` request (at most 200, the wire bound); "
@@ -22,7 +26,8 @@ DOCS: dict[str, str] = {
     "CACHE_TTL": "Seconds an entry lives, in both tiers.",
     "CACHE_OPS": "Operations whose answers are cached (comma-separated).",
     "REDIS_URL": "Second cache tier: `redis://host:port/0`, `rediss://…`, or "
-                 "`redis+cluster://host:port` for a Redis Cluster. Empty: in-process only.",
+                 "`redis+cluster://host:port` (`rediss+cluster://…` with TLS) for a Redis "
+                 "Cluster, naming any node. Empty: in-process only.",
     "REDIS_CLUSTER": "`1`: treat `REDIS_URL` as a Redis Cluster node.",
     "REDIS_OPS": "Operations whose answers also go to Redis (comma-separated).",
     "REDIS_TIMEOUT": "Seconds for a Redis connect or command before it counts as a failure.",
@@ -49,6 +54,7 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8000
     workers: int = 1
+    graceful_timeout: int = 20
     log_level: str = "info"
     max_body_bytes: int = 256 * 1024
     max_actions: int = 200
@@ -86,6 +92,11 @@ class Settings:
                 values[f.name] = raw.strip()
         return cls(**values).checked()  # type: ignore[arg-type]
 
+    @property
+    def redis_is_cluster(self) -> bool:
+        """``REDIS_URL`` names a Redis Cluster (``+cluster`` scheme or ``REDIS_CLUSTER=1``)."""
+        return self.redis_cluster or "+cluster://" in self.redis_url.lower()
+
     def checked(self) -> Settings:
         """Raise ``ValueError`` for settings out of range."""
         if not 1 <= self.max_actions <= 200:
@@ -94,6 +105,15 @@ class Settings:
             raise ValueError("MAX_BODY_BYTES must be at least 1024")
         if self.cache_size < 0 or self.cache_ttl <= 0 or self.redis_timeout <= 0:
             raise ValueError("CACHE_SIZE must be >= 0, CACHE_TTL and REDIS_TIMEOUT > 0")
+        if self.workers < 1 or self.graceful_timeout < 0:
+            raise ValueError("WORKERS must be at least 1, GRACEFUL_TIMEOUT at least 0")
+        if self.redis_url:
+            scheme = self.redis_url.partition("://")[0].lower()
+            if scheme not in REDIS_SCHEMES:
+                raise ValueError("REDIS_URL must start with " + ", ".join(
+                    f"{s}://" for s in REDIS_SCHEMES))
+            if self.redis_is_cluster and urlsplit(self.redis_url).path not in ("", "/", "/0"):
+                raise ValueError("REDIS_URL: a Redis Cluster has database 0 only")
         if self.log_level.lower() not in ("debug", "info", "warning", "error"):
             raise ValueError("LOG_LEVEL must be debug, info, warning or error")
         return self
