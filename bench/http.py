@@ -81,7 +81,7 @@ def bodies() -> dict[str, tuple[dict[str, Any], str]]:
     four = play_state({}, actions=(10, 20))
     deal = {"variant": "classic", "options": {"players": 6}, "seed": 1, "scores": [0, 0, 0]}
     return {"legal-actions": ({"state": state}, "/v1/legal-actions"),
-            "legal-actions, four players": ({"state": four}, "/v1/legal-actions"),
+            "legal-actions four players": ({"state": four}, "/v1/legal-actions"),
             "check": (check, "/v1/check"),
             "score": ({"state": state}, "/v1/score"),
             "apply": (check, "/v1/apply"),
@@ -92,7 +92,7 @@ def bodies() -> dict[str, tuple[dict[str, Any], str]]:
                                                   "/graphql")}
 
 
-OPS = ("legal-actions", "legal-actions, four players", "check", "score", "apply", "validate",
+OPS = ("legal-actions", "legal-actions four players", "check", "score", "apply", "validate",
        "deal (not cached)", "graphql legal-actions", "graphql legal-actions actionsJson")
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from functools import cached_property
 from typing import Any
 
 from .cards import JOKER, N_CARDS, RANKS
@@ -46,6 +46,23 @@ class Option:
         else:
             out["range"] = [self.low, self.high]
         return out
+
+
+_MEMO: dict[tuple[int, str], tuple[Any, Any]] = {}
+
+
+def _memo(rules: Any, name: str, make: Callable[[], Any]) -> Any:
+    """A value derived from a ruleset, computed once per ruleset (``cached_property`` is not
+    kept by the mypyc-compiled build, which would recompute it on every access)."""
+    key = (id(rules), name)
+    hit = _MEMO.get(key)
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    if len(_MEMO) > 4096:
+        _MEMO.clear()
+    value = make()
+    _MEMO[key] = (rules, value)
+    return value
 
 
 @dataclass(frozen=True)
@@ -142,16 +159,20 @@ class RuleSet:
         """Red threes; every three where all threes are laid out (seed 001 'Dreien')."""
         return card == 5 or card == 6 or (self.all_threes_bonus and (card == 4 or card == 7))
 
-    @cached_property
+    @property
     def bonus_cards(self) -> frozenset[int]:
-        return frozenset(c for c in (4, 5, 6, 7) if self.is_bonus_card(c))
+        value: frozenset[int] = _memo(self, "bonus_cards", lambda: frozenset(
+            c for c in (4, 5, 6, 7) if self.is_bonus_card(c)))
+        return value
 
-    @cached_property
+    @property
     def copies(self) -> tuple[int, ...]:
         """Copies of each card in the deck, by card."""
-        return tuple(self.deck_copies(c) for c in range(N_CARDS))
+        value: tuple[int, ...] = _memo(self, "copies", lambda: tuple(
+            self.deck_copies(c) for c in range(N_CARDS)))
+        return value
 
-    @cached_property
+    @property
     def modern(self) -> bool:
         """Meld rules that the counting shortcuts of ``feasible`` do not cover (seed 001)."""
         return bool(self.max_meld_size or self.closed_ranks or self.rule_of_five
@@ -168,10 +189,12 @@ class RuleSet:
     def partners(self, seat: int) -> tuple[int, ...]:
         return self._partners[seat]
 
-    @cached_property
+    @property
     def _partners(self) -> tuple[tuple[int, ...], ...]:
-        return tuple(tuple(s for s in self.seats_of(seat % self.sides) if s != seat)
-                     for seat in range(self.players))
+        value: tuple[tuple[int, ...], ...] = _memo(self, "partners", lambda: tuple(
+            tuple(s for s in self.seats_of(seat % self.sides) if s != seat)
+            for seat in range(self.players)))
+        return value
 
     def deck_copies(self, card: int) -> int:
         return self.jokers if card == JOKER else self.packs
@@ -229,11 +252,12 @@ class RuleSet:
         return [{"name": name, "source": self.source(key),
                  "rules": {f: table[f] for f in names}} for name, key, names in SECTIONS]
 
-    @cached_property
+    @property
     def fingerprint(self) -> str:
         """A stable hash of the table and options: the ruleset's identity in caches."""
-        blob = json.dumps(self.table(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+        value: str = _memo(self, "fingerprint", lambda: hashlib.sha256(json.dumps(
+            self.table(), sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16])
+        return value
 
 
 # (section, rule key of its source, fields) for ``RuleSet.sections``

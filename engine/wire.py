@@ -179,7 +179,7 @@ def validate_data(data: Data) -> list[Problem]:
         plain_below = False
         cards = _cards(pile)
         seen.append(("/discard", cards))
-        for j, card in enumerate(cards):
+        for j, card in enumerate(cards if not rules.bonus_cards.isdisjoint(cards) else ()):
             if rules.is_bonus_card(card) and (plain_below or j == len(pile) - 1
                                               or rules.upcard != "cover"):
                 add(Problem(in_pile, f"/discard/{j}"))

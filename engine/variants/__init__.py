@@ -86,10 +86,22 @@ def _check_options(variant: Variant, options: dict[str, Any]) -> dict[str, Any]:
     return resolved
 
 
+_SEEN: dict[tuple[str, str], RuleSet] = {}
+
+
 def rules_for(variant: str, options: dict[str, Any] | None = None) -> RuleSet:
     """The ruleset of a variant with its options; raises ``UnknownRules``."""
+    fast = (variant, repr(options))  # every request asks again: the exact same words first
+    hit = _SEEN.get(fast)
+    if hit is not None:
+        return hit
     key = tuple(sorted((options or {}).items(), key=lambda kv: kv[0]))
-    return _rules_cached(variant.strip().lower(), tuple((k, v, type(v).__name__) for k, v in key))
+    rules = _rules_cached(variant.strip().lower(),
+                          tuple((k, v, type(v).__name__) for k, v in key))
+    if len(_SEEN) > 1024:
+        _SEEN.clear()
+    _SEEN[fast] = rules
+    return rules
 
 
 @lru_cache(maxsize=256)
