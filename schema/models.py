@@ -105,7 +105,19 @@ Size = Annotated[int, Field(ge=0, le=1000), BeforeValidator(_integral)]
 Score = Annotated[int, Field(ge=-1_000_000, le=1_000_000), BeforeValidator(_integral)]
 Name = Annotated[str, Field(max_length=64)]
 Text = Annotated[str, Field(max_length=2000)]
-Cards = Annotated[list[Card], Field(max_length=500)]
+def _canonical_cards(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """Cards in canonical codes only (the common case) need no change: skip the per-card
+    check; anything else goes through it, which says where a bad code is."""
+    if type(value) is list and len(value) <= 500:
+        try:
+            if _CANONICAL.issuperset(value):
+                return value
+        except TypeError:  # an unhashable item
+            pass
+    return handler(value)
+
+
+Cards = Annotated[list[Card], Field(max_length=500), WrapValidator(_canonical_cards)]
 Seats = Annotated[list[Seat], Field(max_length=8)]
 Scores = Annotated[list[Score], Field(max_length=8)]
 
