@@ -105,19 +105,7 @@ Size = Annotated[int, Field(ge=0, le=1000), BeforeValidator(_integral)]
 Score = Annotated[int, Field(ge=-1_000_000, le=1_000_000), BeforeValidator(_integral)]
 Name = Annotated[str, Field(max_length=64)]
 Text = Annotated[str, Field(max_length=2000)]
-def _canonical_cards(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-    """Cards in canonical codes only (the common case) need no change: skip the per-card
-    check; anything else goes through it, which says where a bad code is."""
-    if type(value) is list and len(value) <= 500:
-        try:
-            if _CANONICAL.issuperset(value):
-                return value
-        except TypeError:  # an unhashable item
-            pass
-    return handler(value)
-
-
-Cards = Annotated[list[Card], Field(max_length=500), WrapValidator(_canonical_cards)]
+Cards = Annotated[list[Card], Field(max_length=500)]
 Seats = Annotated[list[Seat], Field(max_length=8)]
 Scores = Annotated[list[Score], Field(max_length=8)]
 
@@ -168,6 +156,12 @@ def _cards_or(model: type[BaseModel]) -> WrapValidator:
         if isinstance(value, (dict, model)):
             return model.model_validate(value)
         if isinstance(value, (list, tuple)):
+            if type(value) is list and len(value) <= 500:  # Cards' only constraint
+                try:
+                    if _CANONICAL.issuperset(value):  # canonical codes only: nothing to change
+                        return value
+                except TypeError:  # an unhashable item: the full check says where
+                    pass
             return _CARDS.validate_python(value)
         raise PydanticCustomError(
             "cards_or_object",
