@@ -175,10 +175,11 @@ class RuleSet:
     @property
     def modern(self) -> bool:
         """Meld rules that the counting shortcuts of ``feasible`` do not cover (seed 001)."""
-        return bool(self.max_meld_size or self.closed_ranks or self.rule_of_five
-                    or self.no_wild_ranks or self.initial_wild_ranks or self.wild_meld_blocks
-                    or self.initial_needs_clean or self.canasta_waives_minimum
-                    or self.wild_meld == "grow")
+        value: bool = _memo(self, "modern", lambda: bool(
+            self.max_meld_size or self.closed_ranks or self.rule_of_five or self.no_wild_ranks
+            or self.initial_wild_ranks or self.wild_meld_blocks or self.initial_needs_clean
+            or self.canasta_waives_minimum or self.wild_meld == "grow"))
+        return value
 
     def side_of(self, seat: int) -> int:
         return seat % self.sides
