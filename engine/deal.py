@@ -64,8 +64,7 @@ def deal(rules: RuleSet, seed: int | str = 0, dealer: int = 0,
             bonus[rules.side_of(seat)].extend(reds)
             hand.extend(stock[pos:pos + len(reds)])
             pos += len(reds)
-            events.append({"type": "threes" if rules.all_threes_bonus else "red-threes",
-                           "seat": seat, "cards": tuple(reds)})
+            events.append({"type": rules.threes_event(), "seat": seat, "cards": tuple(reds)})
     rest = tuple(stock[pos:])
     state = State(
         rules=rules,

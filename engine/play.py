@@ -88,7 +88,7 @@ class Ctx:
         self._info: dict[int, tuple[int, int]] | None = None
         self.minimum = 0 if table else rules.initial_minimum(state.scores[self.side])
         self.scope: feasible.Scope | None = _scope(state, table) if rules.modern else None
-        self.pending_points = (_initial_points(rules, self.melds, self.pile_rank)
+        self.pending_points = (initial_points(rules, self.melds, self.pile_rank)
                                if turn.pending else 0)
         self.need = rules.canastas_to_go_out
         self.must_out = turn.asked == "yes" or THREE in self.melds
@@ -137,7 +137,7 @@ def _scope(state: State, table: tuple[Meld, ...]) -> feasible.Scope:
     return feasible.Scope(frozenset(closed), opening, pile_rank)
 
 
-def _initial_points(rules: Any, melds: dict[int, Meld], pile_rank: int | None) -> int:
+def initial_points(rules: Any, melds: dict[int, Meld], pile_rank: int | None) -> int:
     """The initial meld's card points; the taken top card does not count where only the hand's
     cards do (seed 001 'Erstauslage')."""
     points = _points(rules, tuple(melds.values()))
@@ -161,7 +161,7 @@ def initial_met(rules: Any, minimum: int, melds: dict[int, Meld], pile_rank: int
     minimum)?"""
     if rules.initial_needs_clean and not any(_clean(m) for m in melds.values()):
         return False
-    if _initial_points(rules, melds, pile_rank) >= minimum:
+    if initial_points(rules, melds, pile_rank) >= minimum:
         return True
     return rules.canasta_waives_minimum and any(
         m.size >= rules.canasta_size and m.rank != pile_rank for m in melds.values())
@@ -274,7 +274,7 @@ def _finish_refusal(ctx: Ctx, hand: Counts | None, size: int, melds: dict[int, M
                 return _r("CANNOT_GO_OUT_WITHOUT_CANASTA", needed=ctx.need)
         return None
     # the side's melds this turn are still short of the initial minimum
-    points = _initial_points(rules, melds, scope.pile_rank if scope is not None else None)
+    points = initial_points(rules, melds, scope.pile_rank if scope is not None else None)
     if hand is None:
         return None
     info = _info(melds)
@@ -369,11 +369,6 @@ def _frozen(pile: Pile, rank: int, always: bool = False) -> Refusal:
            {"en": " for your side until it melds", "de": " für euer Team, bis es gemeldet hat"}
            if not always else {"en": " (always, in this variant)", "de": " (immer, in dieser Variante)"})
     return _r("PILE_FROZEN_NEEDS_NATURAL_PAIR", rank=rank_code(rank), why=why)
-
-
-def threes_event(rules: Any) -> str:
-    """The event that lays out bonus threes: red threes, or every three (seed 001 'Dreien')."""
-    return "threes" if rules.all_threes_bonus else "red-threes"
 
 
 def _judge_take(ctx: Ctx, action: Action) -> Plan | Refusal:
@@ -745,7 +740,7 @@ def build(ctx: Ctx, plan: Plan) -> tuple[State, list[Event]]:
             hand = _add(hand, held)
             size += turn.held_size
             events.append({"type": "initial-meld", "seat": seat,
-                           "points": _initial_points(rules, melds, ctx.pile_rank),
+                           "points": initial_points(rules, melds, ctx.pile_rank),
                            "minimum": ctx.minimum})
             new_turn = new_turn._replace(pending=(), held=(), held_size=0)
         state = _evolve(state, melds=table)
@@ -782,7 +777,7 @@ def _build_take(ctx: Ctx, plan: Plan, started: tuple[int, ...],
     events.append({"type": "took-pile", "seat": seat, "top": pile.top,
                    "cards": plan.action.cards, "size": pile.size})
     if reds:
-        events.append({"type": threes_event(rules), "seat": seat, "cards": tuple(reds)})
+        events.append({"type": rules.threes_event(), "seat": seat, "cards": tuple(reds)})
     extended = plan.rank in ctx.melds and ctx.opened
     hand, size = plan.hand, ctx.hand_size - len(plan.action.cards)
     new_turn = turn._replace(phase=PLAY, took_pile=True, started=started, extended=extended)
@@ -791,7 +786,7 @@ def _build_take(ctx: Ctx, plan: Plan, started: tuple[int, ...],
         size += len(held)
         if plan.commit:
             events.append({"type": "initial-meld", "seat": seat,
-                           "points": _initial_points(rules, {plan.rank: plan.meld}, plan.rank),
+                           "points": initial_points(rules, {plan.rank: plan.meld}, plan.rank),
                            "minimum": ctx.minimum})
         state = _evolve(state, melds=_with_side_melds(state, side, melds))
     else:
@@ -846,7 +841,7 @@ def _build_draw(state: State, events: list[Event]) -> tuple[State, list[Event]]:
     bonus = state.bonus
     if reds:
         bonus = _set(bonus, side, tuple(sorted(bonus[side] + tuple(reds))))
-        events.append({"type": threes_event(rules), "seat": seat, "cards": tuple(reds)})
+        events.append({"type": rules.threes_event(), "seat": seat, "cards": tuple(reds)})
     if ended:
         state = _evolve(state, hands=_set(state.hands, seat, hand), bonus=bonus,
                         hand_sizes=_set(state.hand_sizes, seat, state.hand_sizes[seat] + len(drawn)),

@@ -155,6 +155,10 @@ class RuleSet:
     wild_meld_incomplete_four_jokers: int = 0
     held_group_penalty: tuple[tuple[int, int, int], ...] = ()  # (rank, count, penalty) per player
 
+    def threes_event(self) -> str:
+        """The event that lays out bonus threes: red threes, or every three (seed 001 'Dreien')."""
+        return "threes" if self.all_threes_bonus else "red-threes"
+
     def is_bonus_card(self, card: int) -> bool:
         """Red threes; every three where all threes are laid out (seed 001 'Dreien')."""
         return card == 5 or card == 6 or (self.all_threes_bonus and (card == 4 or card == 7))

@@ -136,7 +136,7 @@ def validate_data(data: Data) -> list[Problem]:
     _check_melds(rules, pending, "/turn/pending", seen, add, black_ok=phase == PLAY)
     total += sum(len(m["cards"]) for m in pending)
     if pending:
-        from .play import _initial_points, initial_met
+        from .play import initial_met, initial_points
 
         pending_melds = {}
         for m in pending:
@@ -144,7 +144,7 @@ def validate_data(data: Data) -> list[Problem]:
             pending_melds[meld.rank] = meld
         started = [parse_rank(r) for r in turn.get("started") or []]
         pile_rank = started[0] if turn.get("took_pile") and started else None
-        points = _initial_points(rules, pending_melds, pile_rank)
+        points = initial_points(rules, pending_melds, pile_rank)
         if phase != PLAY or data["melds"][side]:
             add(Problem("PHASE_INCONSISTENT", "/turn/pending",
                         {"detail": "pending melds belong to the play phase of a side that has "
