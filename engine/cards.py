@@ -71,6 +71,9 @@ def parse_card(code: str) -> int:
 
 
 def parse_rank(code: str) -> int:
+    rank = _RANK_OF.get(code)  # canonical codes, the common case
+    if rank is not None:
+        return rank
     text = code.strip().upper()
     if text == "WILD":
         return WILD_RANK
@@ -89,6 +92,9 @@ def is_real_sequence(cards: tuple[int, ...]) -> bool:
         return False
     ranks = sorted(c >> 2 for c in cards)
     return len({c & 3 for c in cards}) == 1 and ranks == list(range(ranks[0], ranks[0] + 7))
+
+
+_RANK_OF = {**{r: i for i, r in enumerate(RANKS)}, "wild": WILD_RANK, "real": REAL}
 
 
 def counts_of(cards: Iterable[int]) -> Counts:

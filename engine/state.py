@@ -6,6 +6,7 @@ matters because a playout makes several per action.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import NamedTuple
 
 from .cards import JOKER, REAL, Counts, is_red_three, is_wild
@@ -24,8 +25,8 @@ class Meld(NamedTuple):
 
     @staticmethod
     def of(rank: int, cards: tuple[int, ...] | list[int]) -> Meld:
-        ordered = tuple(sorted(cards))
-        wilds = sum(1 for c in ordered if c < 4 or c == JOKER)
+        ordered = tuple(sorted(cards))  # twos (cards 0-3) first, jokers last
+        wilds = bisect_left(ordered, 4) + ordered.count(JOKER)
         return Meld(rank, ordered, len(ordered) - wilds, wilds)
 
     def plus(self, cards: tuple[int, ...]) -> Meld:

@@ -6,15 +6,18 @@ builds the immutable ``State`` of a valid one; ``state_to_data`` writes canonica
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import Any
 
 from .cards import (
     _CARD_CODES,
     _CODE_TO_CARD,
+    JOKER,
     N_CARDS,
     REAL,
     THREE,
     WILD_RANK,
+    Counts,
     card_code,
     cards_of,
     counts_of,
@@ -25,6 +28,7 @@ from .cards import (
     parse_rank,
     rank_code,
 )
+from .play import initial_met, initial_points, meld_shape_refusal
 from .reasons import InvalidState, Problem, Refusal, UnknownRules
 from .rules import RuleSet
 from .state import ANSWER, DRAW, OVER, PLAY, Action, Meld, Pile, State, Turn
@@ -44,18 +48,19 @@ def _is_hidden(value: Any) -> bool:
     return isinstance(value, dict)
 
 
-def _meld(data: Data) -> Meld:
-    return Meld.of(parse_rank(data["rank"]), _cards(data["cards"]))
-
-
-def _melds(side: list[Data]) -> tuple[Meld, ...]:
+def _numbered(melds: list[Meld]) -> tuple[Meld, ...]:
     """A side's melds by rank; suit sequences ("real") numbered REAL - k + 1 ... REAL in order,
     as the engine numbers them when they are laid."""
-    melds = [_meld(m) for m in side]
     reals = [i for i, m in enumerate(melds) if m.rank <= REAL]
-    for k, i in enumerate(reals):
-        melds[i] = Meld.of(REAL - (len(reals) - 1) + k, melds[i].cards)
-    return tuple(sorted(melds, key=lambda m: m.rank))
+    if reals:
+        melds = list(melds)
+        for k, i in enumerate(reals):
+            melds[i] = melds[i]._replace(rank=REAL - (len(reals) - 1) + k)
+    return tuple(sorted(melds, key=_rank_of))
+
+
+def _rank_of(meld: Meld) -> int:
+    return meld.rank
 
 
 def rules_of(data: Data) -> RuleSet:
@@ -66,15 +71,38 @@ def rules_of(data: Data) -> RuleSet:
 # ---------------------------------------------------------------- validation
 
 
+class _Read:
+    """What one pass over a state's data found: its problems and, once there are none, every
+    part parsed for ``state_from_data``."""
+
+    def __init__(self, rules: RuleSet | None, problems: list[Problem]) -> None:
+        self.rules = rules
+        self.problems = problems
+        self.hands: list[Counts | None] = []
+        self.sizes: list[int] = []
+        self.melds: list[tuple[Meld, ...]] = []
+        self.pending: list[Meld] = []
+        self.bonus: list[tuple[int, ...]] = []
+        self.pile: tuple[int, ...] | None = None
+        self.stock: tuple[int, ...] | None = None
+        self.held: tuple[int, ...] | None = None
+        self.set_aside: tuple[int, ...] = ()
+
+
 def validate_data(data: Data) -> list[Problem]:
     """Every problem of a structurally valid state, each with code and JSON path."""
+    return _read(data).problems
+
+
+def _read(data: Data) -> _Read:
     try:
         rules = rules_of(data)
     except UnknownRules as exc:
-        return [Problem(exc.refusal.code, exc.path, exc.refusal.params)]
+        return _Read(None, [Problem(exc.refusal.code, exc.path, exc.refusal.params)])
     except (ValueError, TypeError):
-        return [Problem("UNKNOWN_OPTION", "/options", {"option": "?"})]
-    problems: list[Problem] = []
+        return _Read(None, [Problem("UNKNOWN_OPTION", "/options", {"option": "?"})])
+    read = _Read(rules, [])
+    problems = read.problems
     add = problems.append
     n, k = rules.players, rules.sides
     turn = data.get("turn") or {}
@@ -85,7 +113,7 @@ def validate_data(data: Data) -> list[Problem]:
             code = "SEAT_COUNT_MISMATCH" if key == "hands" else "SIDE_COUNT_MISMATCH"
             add(Problem(code, f"/{key}", {"expected": expected, "got": got}))
     if problems:
-        return problems
+        return read
     for path, seat in (("/dealer", data.get("dealer", 0)), ("/turn/seat", turn.get("seat", 0)),
                        ("/turn/went_out", turn.get("went_out"))):
         if seat is not None and not 0 <= seat < n:
@@ -95,11 +123,12 @@ def validate_data(data: Data) -> list[Problem]:
             if not 0 <= seat < n:
                 add(Problem("SEAT_OUT_OF_RANGE", f"/turn/{key}/{i}", {"seat": seat, "players": n}))
     if problems:
-        return problems
+        return read
     phase = turn.get("phase", DRAW)
     seat = turn.get("seat", 0)
     in_hand = "THREE_IN_HAND" if rules.all_threes_bonus else "RED_THREE_IN_HAND"
     in_pile = "THREE_IN_PILE" if rules.all_threes_bonus else "RED_THREE_IN_PILE"
+    bonus_cards = rules.bonus_cards
     side = rules.side_of(seat)
     went_out = turn.get("went_out")
     # every card we can see, by where it lies: (path of the list, cards)
@@ -108,14 +137,17 @@ def validate_data(data: Data) -> list[Problem]:
     for i, hand in enumerate(data["hands"]):
         if _is_hidden(hand):
             size = hand["size"]
+            read.hands.append(None)
         else:
             cards = _cards(hand)
             size = len(cards)
             seen.append((f"/hands/{i}", cards))
-            if phase != OVER and not rules.bonus_cards.isdisjoint(cards):
+            read.hands.append(counts_of(cards))
+            if phase != OVER and not bonus_cards.isdisjoint(cards):
                 for j, card in enumerate(cards):  # at the end a three in the hand is scored
-                    if rules.is_bonus_card(card):
+                    if card in bonus_cards:
                         add(Problem(in_hand, f"/hands/{i}/{j}"))
+        read.sizes.append(size)
         total += size
         if size == 0 and phase != OVER:
             add(Problem("IMPOSSIBLE_SIZE", f"/hands/{i}",
@@ -128,20 +160,17 @@ def validate_data(data: Data) -> list[Problem]:
                         {"detail": "the seat that went out still holds cards"}))
     minimum = rules.initial_minimum(data["scores"][side])
     for s, melds in enumerate(data["melds"]):
-        _check_melds(rules, melds, f"/melds/{s}", seen, add, black_ok=(
+        laid = _check_melds(rules, melds, f"/melds/{s}", seen, add, black_ok=(
             (phase == PLAY and s == side) or (phase == OVER and went_out is not None
                                               and rules.side_of(went_out) == s)))
-        total += sum(len(m["cards"]) for m in melds)
-    pending = turn.get("pending") or []
-    _check_melds(rules, pending, "/turn/pending", seen, add, black_ok=phase == PLAY)
-    total += sum(len(m["cards"]) for m in pending)
+        read.melds.append(_numbered(laid))
+        total += sum(m.size for m in laid)
+    pending = _check_melds(rules, turn.get("pending") or [], "/turn/pending", seen, add,
+                           black_ok=phase == PLAY)
+    read.pending = pending
+    total += sum(m.size for m in pending)
     if pending:
-        from .play import initial_met, initial_points
-
-        pending_melds = {}
-        for m in pending:
-            meld = Meld.of(parse_rank(m["rank"]), _cards(m["cards"]))
-            pending_melds[meld.rank] = meld
+        pending_melds = {m.rank: m for m in pending}
         started = [parse_rank(r) for r in turn.get("started") or []]
         pile_rank = started[0] if turn.get("took_pile") and started else None
         points = initial_points(rules, pending_melds, pile_rank)
@@ -156,10 +185,11 @@ def validate_data(data: Data) -> list[Problem]:
     for s, bonus in enumerate(data["bonus_cards"]):
         cards = _cards(bonus)
         seen.append((f"/bonus_cards/{s}", cards))
+        read.bonus.append(cards)
         for j, card in enumerate(cards):
-            if not rules.is_bonus_card(card):
+            if card not in bonus_cards:
                 add(Problem("NOT_A_BONUS_CARD", f"/bonus_cards/{s}/{j}", {"card": card_code(card)}))
-        total += len(bonus)
+        total += len(cards)
     pile = data["discard"]
     if _is_hidden(pile):
         total += pile["size"]
@@ -172,48 +202,49 @@ def validate_data(data: Data) -> list[Problem]:
             if is_wild(card) and not pile.get("frozen"):
                 add(Problem("PILE_VIEW_INCONSISTENT", "/discard/frozen",
                             {"detail": "a wild card on top freezes the pile"}))
-            if rules.is_bonus_card(card):
+            if card in bonus_cards:
                 add(Problem(in_pile, "/discard/top"))
     else:
-        total += len(pile)
-        plain_below = False
         cards = _cards(pile)
+        total += len(cards)
+        read.pile = cards
         seen.append(("/discard", cards))
-        for j, card in enumerate(cards if not rules.bonus_cards.isdisjoint(cards) else ()):
-            if rules.is_bonus_card(card) and (plain_below or j == len(pile) - 1
-                                              or rules.upcard != "cover"):
-                add(Problem(in_pile, f"/discard/{j}"))
-            if not (is_wild(card) or is_red_three(card)):
-                plain_below = True
+        if not bonus_cards.isdisjoint(cards):
+            plain_below = False
+            for j, card in enumerate(cards):
+                if card in bonus_cards and (plain_below or j == len(cards) - 1
+                                            or rules.upcard != "cover"):
+                    add(Problem(in_pile, f"/discard/{j}"))
+                if not (is_wild(card) or is_red_three(card)):
+                    plain_below = True
     aside = _cards(data.get("set_aside") or ())
+    read.set_aside = aside
     seen.append(("/set_aside", aside))
     total += len(aside)
     stock = data["stock"]
     if _is_hidden(stock):
         total += stock["size"]
     else:
-        total += len(stock)
-        seen.append(("/stock", _cards(stock)))
+        read.stock = _cards(stock)
+        total += len(read.stock)
+        seen.append(("/stock", read.stock))
     held: Any = turn.get("held") or []
     if _is_hidden(held):
         total += held["size"]
         held_size = held["size"]
     else:
-        total += len(held)
-        held_size = len(held)
         cards = _cards(held)
+        read.held = cards
+        total += len(cards)
+        held_size = len(cards)
         seen.append(("/turn/held", cards))
         for j, card in enumerate(cards):
-            if rules.is_bonus_card(card):
+            if card in bonus_cards:
                 add(Problem(in_hand, f"/turn/held/{j}"))
     if held_size and not (pending and turn.get("took_pile")):
         add(Problem("PHASE_INCONSISTENT", "/turn/held",
                     {"detail": "held pile cards need a pile taken for pending melds"}))
-    copies = [0] * N_CARDS
-    for _, cards in seen:
-        for card in cards:
-            copies[card] += 1
-    if any(map(int.__gt__, copies, rules.copies)):
+    if _too_many_copies(rules, seen):
         tally = [0] * N_CARDS
         for base, cards in seen:
             for j, card in enumerate(cards):
@@ -225,19 +256,36 @@ def validate_data(data: Data) -> list[Problem]:
     if total != rules.deck_size:
         add(Problem("CARD_COUNT_MISMATCH", "", {"count": total, "deck": rules.deck_size}))
     _check_turn(rules, data, turn, add)
-    return problems
+    return read
+
+
+def _too_many_copies(rules: RuleSet, seen: list[tuple[str, tuple[int, ...]]]) -> bool:
+    """Whether some card shows more often than the deck holds it: sorted, a card with ``packs``
+    copies may not equal the card ``packs`` places on (C-level passes, no per-card loop)."""
+    every: list[int] = []
+    for _, cards in seen:
+        every.extend(cards)
+    every.sort()
+    jokers = bisect_left(every, JOKER)
+    if len(every) - jokers > rules.jokers:
+        return True
+    plain = every[:jokers]
+    return any(map(int.__eq__, plain, plain[rules.packs:]))
 
 
 def _check_melds(rules: RuleSet, melds: list[Data], base: str,
                  seen: list[tuple[str, tuple[int, ...]]],
-                 add: Any, black_ok: bool) -> None:
-    from .play import meld_shape_refusal
-
+                 add: Any, black_ok: bool) -> list[Meld]:
+    """The melds of one side (or the pending ones), each checked; suit sequences keep rank
+    REAL here."""
     ranks: set[int] = set()
+    laid: list[Meld] = []
     for i, m in enumerate(melds):
-        path = f"{base}/{i}"
         rank = parse_rank(m["rank"])
         cards = _cards(m["cards"])
+        meld = Meld.of(rank, cards)
+        laid.append(meld)
+        path = f"{base}/{i}"
         seen.append((f"{path}/cards", cards))
         if rank <= REAL:  # "Canastra Real": a suit sequence of seven
             if not rules.real_canasta_bonus:
@@ -250,30 +298,34 @@ def _check_melds(rules: RuleSet, melds: list[Data], base: str,
         ranks.add(rank)
         if rank == WILD_RANK:
             refusal = (Refusal("NOT_A_VALID_MELD", {"cards": " ".join(card_code(c) for c in cards)})
-                       if any(not is_wild(c) for c in cards) else
-                       meld_shape_refusal(rules, rank, 0, len(cards)))
+                       if meld.naturals else meld_shape_refusal(rules, rank, 0, len(cards)))
             if refusal:
                 at = f"{path}/rank" if refusal.code == "WILD_MELD_NOT_ALLOWED" else path
                 add(Problem(refusal.code, at, refusal.params))
             continue
-        bad = False
-        for j, c in enumerate(cards):
-            if rules.is_bonus_card(c):
-                add(Problem("RED_THREE_NOT_MELDABLE", f"{path}/cards/{j}"))
-                bad = True
-            elif not is_wild(c) and c >> 2 != rank:
-                add(Problem("MELD_RANK_MISMATCH", f"{path}/cards/{j}",
-                            {"rank": rank_code(rank), "card": card_code(c)}))
-                bad = True
-        if bad:
+        twos = bisect_left(meld.cards, 4)  # sorted: twos, the naturals, then jokers
+        naturals = meld.cards[twos:twos + meld.naturals]
+        if ((naturals and (naturals[0] >> 2 != rank or naturals[-1] >> 2 != rank))
+                or (rank == THREE and not rules.bonus_cards.isdisjoint(naturals))):
+            _wrong_cards(rules, rank, cards, path, add)
             continue
         if rank == THREE and not black_ok:
             add(Problem("BLACK_THREES_ONLY_WHEN_GOING_OUT", path))
             continue
-        meld = Meld.of(rank, cards)
         refusal = meld_shape_refusal(rules, rank, meld.naturals, meld.wilds)
         if refusal:
             add(Problem(refusal.code, path, refusal.params))
+    return laid
+
+
+def _wrong_cards(rules: RuleSet, rank: int, cards: tuple[int, ...], path: str, add: Any) -> None:
+    """The cards that do not belong in a meld of ``rank``."""
+    for j, c in enumerate(cards):
+        if rules.is_bonus_card(c):
+            add(Problem("RED_THREE_NOT_MELDABLE", f"{path}/cards/{j}"))
+        elif not is_wild(c) and c >> 2 != rank:
+            add(Problem("MELD_RANK_MISMATCH", f"{path}/cards/{j}",
+                        {"rank": rank_code(rank), "card": card_code(c)}))
 
 
 def _check_turn(rules: RuleSet, data: Data, turn: Data, add: Any) -> None:
@@ -305,56 +357,48 @@ def _check_turn(rules: RuleSet, data: Data, turn: Data, add: Any) -> None:
 
 def state_from_data(data: Data) -> State:
     """The immutable state of ``data``; raises ``InvalidState`` with every problem."""
-    problems = validate_data(data)
-    if problems:
-        raise InvalidState(problems)
-    rules = rules_of(data)
-    hands: list[Any] = []
-    sizes: list[int] = []
-    for hand in data["hands"]:
-        if _is_hidden(hand):
-            hands.append(None)
-            sizes.append(hand["size"])
-        else:
-            cards = _cards(hand)
-            hands.append(counts_of(cards))
-            sizes.append(len(cards))
-    melds = tuple(_melds(side) for side in data["melds"])
+    read = _read(data)
+    if read.problems:
+        raise InvalidState(read.problems)
+    rules = read.rules
+    assert rules is not None
+    melds = tuple(read.melds)
     pile_data = data["discard"]
-    if _is_hidden(pile_data):
+    if read.pile is None:
         top = pile_data.get("top")
         pile = Pile(None, parse_card(top) if top is not None else None, pile_data["size"],
                     bool(pile_data.get("frozen")))
     else:
-        pile = Pile.of(_cards(pile_data), rules.freeze_on_wild, rules.freeze_on_red_three)
-    stock_data = data["stock"]
-    stock = None if _is_hidden(stock_data) else _cards(stock_data)
-    stock_size = stock_data["size"] if stock is None else len(stock)
+        pile = Pile.of(read.pile, rules.freeze_on_wild, rules.freeze_on_red_three)
+    stock = read.stock
     t = data["turn"]
-    held_data: Any = t.get("held") or []
-    held = None if _is_hidden(held_data) else _cards(held_data)
+    held = read.held
     melded = t.get("melded")
     if melded is None:
         melded = [s for s in range(rules.players) if melds[rules.side_of(s)]]
     turn = Turn(
         seat=t["seat"], phase=t.get("phase", DRAW), drawn=bool(t.get("drawn")),
         took_pile=bool(t.get("took_pile")),
-        pending=_melds(t.get("pending") or []),
-        held=held, held_size=held_data["size"] if held is None else len(held),
-        asked=t.get("asked"), asked_this_deal=tuple(sorted(set(t.get("asked_this_deal") or []))),
-        melded=tuple(sorted(set(melded))), started=tuple(parse_rank(r) for r in t.get("started") or []),
+        pending=_numbered(read.pending),
+        held=held, held_size=t["held"]["size"] if held is None else len(held),
+        asked=t.get("asked"), asked_this_deal=_seats(t.get("asked_this_deal")),
+        melded=_seats(melded), started=tuple(parse_rank(r) for r in t.get("started") or ()),
         extended=bool(t.get("extended")), went_out=t.get("went_out"),
         concealed=bool(t.get("concealed")), partner_melded=bool(t.get("partner_melded")),
         stock_exhausted=bool(t.get("stock_exhausted")),
-        played=tuple(sorted(set(t.get("played") or []))),
+        played=_seats(t.get("played")),
     )
     return State(
         rules=rules, dealer=data.get("dealer", 0), scores=tuple(data["scores"]),
-        hands=tuple(hands), hand_sizes=tuple(sizes), melds=melds,
-        bonus=tuple(tuple(sorted(_cards(b))) for b in data["bonus_cards"]),
-        pile=pile, stock=stock, stock_size=stock_size, turn=turn,
-        set_aside=tuple(sorted(_cards(data.get("set_aside") or ()))),
+        hands=tuple(read.hands), hand_sizes=tuple(read.sizes), melds=melds,
+        bonus=tuple(tuple(sorted(b)) for b in read.bonus),
+        pile=pile, stock=stock, stock_size=data["stock"]["size"] if stock is None else len(stock),
+        turn=turn, set_aside=tuple(sorted(read.set_aside)),
     )
+
+
+def _seats(seats: list[int] | None) -> tuple[int, ...]:
+    return tuple(sorted(set(seats))) if seats else ()
 
 
 def _codes(cards: Any) -> list[str]:

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from engine import api
 
-from . import models
+from . import canonical, models
 
 Answer = tuple[int, dict[str, Any]]
 
@@ -81,6 +81,20 @@ def parse(op: str, body: bytes | str | None, lang: str = "en") -> BaseModel | An
         return malformed(exc, lang)
 
 
+def request_data(op: str, body: bytes | str | None, lang: str = "en") -> dict[str, Any] | Answer:
+    """The request of a body operation as plain data, or the 422 problem of a malformed body.
+
+    A body already in canonical form is taken as decoded (``schema.canonical``); any other goes
+    through the pydantic model, whose dump is its canonical form."""
+    data = canonical.request(op, body)
+    if data is not None:
+        return data
+    request = parse(op, body, lang)
+    if isinstance(request, tuple):
+        return request
+    return request.model_dump(mode="json")
+
+
 def too_many_actions(lang: str, limit: int = 200) -> Answer:
     """The 422 problem of a request with more actions than allowed."""
     detail = (f"Höchstens {limit} Aktionen pro Anfrage." if lang == "de"
@@ -112,10 +126,10 @@ def handle(op: str, body: bytes | str | None, lang: str = "en", arg: str | None 
             return 200, api.variant(arg or "")
     except api.OpError as exc:
         return _op_problem(op, exc)
-    request = parse(op, body, lang)
+    request = request_data(op, body, lang)
     if isinstance(request, tuple):
         return request
-    return run(op, request.model_dump(mode="json"), lang)
+    return run(op, request, lang)
 
 
 def to_json(answer: dict[str, Any]) -> str:

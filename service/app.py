@@ -123,14 +123,12 @@ class Service:
             if seen is not None:
                 self.metrics.cache_hits.labels(op, "local").inc()
                 return seen.status, seen.body, "hit"
-        request = handlers.parse(op, body, lang)
-        if isinstance(request, tuple):
-            return request[0], render(request[1]), None
-        actions = getattr(request, "actions", None)
-        if actions is not None and len(actions) > self.settings.max_actions:
+        data = handlers.request_data(op, body, lang)
+        if isinstance(data, tuple):
+            return data[0], render(data[1]), None
+        if len(data.get("actions", ())) > self.settings.max_actions:
             status, problem = handlers.too_many_actions(lang, self.settings.max_actions)
             return status, render(problem), None
-        data = request.model_dump(mode="json")
         key = self.key(op, lang, data) if cacheable else None
         if key is None:
             status, answer = handlers.run(op, data, lang)
