@@ -7,6 +7,7 @@ builds the immutable ``State`` of a valid one; ``state_to_data`` writes canonica
 from __future__ import annotations
 
 from bisect import bisect_left
+from operator import eq
 from typing import Any
 
 from .cards import (
@@ -270,7 +271,7 @@ def _too_many_copies(rules: RuleSet, seen: list[tuple[str, tuple[int, ...]]]) ->
     if len(every) - jokers > rules.jokers:
         return True
     plain = every[:jokers]
-    return any(map(int.__eq__, plain, plain[rules.packs:]))
+    return any(map(eq, plain, plain[rules.packs:]))
 
 
 def _check_melds(rules: RuleSet, melds: list[Data], base: str,
@@ -464,17 +465,18 @@ def action_from_data(data: Data) -> Action:
 
 
 def action_to_data(action: Action) -> Data:
-    out: Data = {"type": action.kind}
-    if action.kind in ("take-pile", "meld"):
-        out["cards"] = _codes(action.cards)
-    if action.kind == "meld" and action.rank is not None:
-        out["rank"] = rank_code(action.rank)
-    if action.card is not None:
-        out["card"] = card_code(action.card)
-    if action.allow is not None:
-        out["allow"] = action.allow
-    if action.seat is not None:
-        out["seat"] = action.seat
+    kind, cards, rank, card, allow, seat = action
+    out: Data = {"type": kind}
+    if kind == "meld" or kind == "take-pile":
+        out["cards"] = [_CARD_CODES[c] for c in cards]
+        if rank is not None and kind == "meld":
+            out["rank"] = rank_code(rank)
+    if card is not None:
+        out["card"] = _CARD_CODES[card]
+    if allow is not None:
+        out["allow"] = allow
+    if seat is not None:
+        out["seat"] = seat
     return out
 
 

@@ -1,200 +1,143 @@
-"""Requests already in canonical form, checked without pydantic.
+"""Requests in canonical form, decoded and checked in one C-level pass (msgspec), not pydantic.
 
 Most clients send what the service itself writes: canonical card codes and ranks, JSON integers
-and booleans, only known fields. ``request`` decodes such a body with orjson and checks it
-against the wire models' bounds in a few C-level passes; anything else (a forgiving code like
-``"10h"``, ``3.0`` for ``3``, an unknown field, any error) gets ``None``, and pydantic decides
-and explains. The rule this module keeps, tested in ``tests/test_canonical.py``: whatever it
-accepts, the pydantic models accept too, and ``request`` returns exactly their dump (defaults
-filled in), so the engine and the cache key see the same data either way.
+and booleans, only known fields. ``request`` decodes such a body with msgspec structs that mirror
+the wire models and their bounds, and returns it as plain data with every default filled in;
+anything else (a forgiving code like ``"10h"``, ``3.0`` for ``3``, an unknown field, any error)
+gets ``None``, and the pydantic models decide and explain. The rule this module keeps, tested in
+``tests/test_canonical.py``: whatever it accepts, the pydantic models accept too, and it returns
+exactly their dump, so the engine and the cache key cannot tell which way a request came.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
-import orjson
-from pydantic import BaseModel
+import msgspec
+from msgspec import Meta, Struct
 
-from . import models
-
-CARDS = frozenset(["JK", *(r + s for r in "AKQJT98765432" for s in "SHDC")])
-RANKS = frozenset([*"AKQJT9876543", "wild", "real"])
-PHASES = frozenset(["draw", "play", "answer", "over"])
-ASKED = frozenset([None, "waiting", "yes", "no"])
-
-_STATE = frozenset(["variant", "options", "dealer", "scores", "hands", "melds", "bonus_cards",
-                    "discard", "stock", "turn", "set_aside"])
-_STATE_NEEDS = frozenset(["scores", "hands", "melds", "bonus_cards", "discard", "stock", "turn"])
-_TURN = frozenset(["seat", "phase", "drawn", "took_pile", "pending", "held", "asked",
-                   "asked_this_deal", "melded", "started", "extended", "went_out", "concealed",
-                   "partner_melded", "stock_exhausted", "played"])
-_TURN_FLAGS = ("drawn", "took_pile", "extended", "concealed", "partner_melded", "stock_exhausted")
-_TURN_SEATS = ("asked_this_deal", "played")
-_MELD = frozenset(["rank", "cards"])
-_SIZE = frozenset(["size"])
-_PILE_VIEW = frozenset(["top", "size", "frozen"])
-_ACTIONS: dict[str, tuple[frozenset[str], frozenset[str]]] = {  # type: (allowed, needed)
-    "draw": (frozenset(["type", "seat"]), frozenset(["type"])),
-    "take-pile": (frozenset(["type", "seat", "cards"]), frozenset(["type"])),
-    "meld": (frozenset(["type", "seat", "cards", "rank"]), frozenset(["type", "cards"])),
-    "discard": (frozenset(["type", "seat", "card"]), frozenset(["type", "card"])),
-    "ask": (frozenset(["type", "seat"]), frozenset(["type"])),
-    "answer": (frozenset(["type", "seat", "allow"]), frozenset(["type", "allow"])),
-}
-_BOUND = 1_000_000
+_CARD_CODES = ("JK", *(r + s for r in "AKQJT98765432" for s in "SHDC"))
+Card = Literal[_CARD_CODES]  # type: ignore[valid-type]
+Rank = Literal["A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3", "wild", "real"]
+Seat = Annotated[int, Meta(ge=0, le=7)]
+Size = Annotated[int, Meta(ge=0, le=1000)]
+Score = Annotated[int, Meta(ge=-1_000_000, le=1_000_000)]
+Name = Annotated[str, Meta(max_length=64)]
+Cards = Annotated[list[Card], Meta(max_length=500)]
+SomeCards = Annotated[list[Card], Meta(min_length=1, max_length=500)]
+Seats = Annotated[list[Seat], Meta(max_length=8)]
+Options = Annotated[dict[Name, bool | Score | Name], Meta(max_length=32)]
 
 
-def _defaults(model: type[BaseModel]) -> dict[str, Any]:
-    return {name: field.get_default(call_default_factory=True)
-            for name, field in model.model_fields.items() if not field.is_required()}
+class _Strict(Struct, forbid_unknown_fields=True, kw_only=True):
+    """Unknown fields are refused, as the wire models' ``extra="forbid"``."""
 
 
-_STATE_DEFAULTS = _defaults(models.State)
-_TURN_DEFAULTS = _defaults(models.Turn)
-_PILE_DEFAULTS = _defaults(models.PileView)
-_ACTION_DEFAULTS = {kind: _defaults(model) for kind, model in models.ACTION_TYPES.items()}
+class HiddenCards(_Strict):
+    size: Size
 
 
-def _filled(given: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
-    """``given`` with the defaults of the fields it leaves out (fresh lists and dicts)."""
-    out = {**defaults, **given}
-    for key, value in defaults.items():
-        if type(value) in (list, dict) and key not in given:
-            out[key] = value.copy()
-    return out
+class PileView(_Strict):
+    size: Size
+    top: Card | None = None
+    frozen: bool = False
 
 
-def _cards(value: Any, least: int = 0) -> bool:
-    """A list of at most 500 canonical card codes (``Cards``)."""
-    return type(value) is list and least <= len(value) <= 500 and CARDS.issuperset(value)
+class Meld(_Strict):
+    rank: Rank
+    cards: SomeCards
 
 
-def _int(value: Any, low: int, high: int) -> bool:
-    return type(value) is int and low <= value <= high
+Melds = Annotated[list[Meld], Meta(max_length=20)]
 
 
-def _seat(value: Any) -> bool:
-    return type(value) is int and 0 <= value <= 7
+class Turn(_Strict):
+    seat: Seat
+    phase: Literal["draw", "play", "answer", "over"]
+    drawn: bool = False
+    took_pile: bool = False
+    pending: Melds = []
+    held: Cards | HiddenCards = []
+    asked: Literal["waiting", "yes", "no"] | None = None
+    asked_this_deal: Seats = []
+    melded: Seats | None = None
+    started: Annotated[list[Rank], Meta(max_length=20)] = []
+    extended: bool = False
+    went_out: Seat | None = None
+    concealed: bool = False
+    partner_melded: bool = False
+    stock_exhausted: bool = False
+    played: Seats = []
 
 
-def _seats(value: Any) -> bool:
-    return type(value) is list and len(value) <= 8 and all(map(_seat, value))
+class State(_Strict):
+    scores: Annotated[list[Score], Meta(max_length=8)]
+    hands: Annotated[list[Cards | HiddenCards], Meta(max_length=8)]
+    melds: Annotated[list[Melds], Meta(max_length=8)]
+    bonus_cards: Annotated[list[Cards], Meta(max_length=8)]
+    discard: Cards | PileView
+    stock: Cards | HiddenCards
+    turn: Turn
+    variant: Name = "classic"
+    options: Options = {}
+    dealer: Seat = 0
+    set_aside: Cards = []
 
 
-def _size_only(value: Any) -> bool:
-    """``{"size": n}`` (``HiddenCards``)."""
-    return type(value) is dict and value.keys() == _SIZE and _int(value["size"], 0, 1000)
+class _Action(_Strict, tag_field="type"):
+    seat: Seat | None = None
 
 
-def _cards_or_size(value: Any) -> bool:
-    return _cards(value) or _size_only(value)
+class Draw(_Action, tag="draw"):
+    pass
 
 
-def _meld(value: Any) -> bool:
-    return (type(value) is dict and value.keys() == _MELD and value["rank"] in RANKS
-            and _cards(value["cards"], 1))
+class TakePile(_Action, tag="take-pile"):
+    cards: Cards = []
 
 
-def _melds(value: Any) -> bool:
-    return type(value) is list and len(value) <= 20 and all(map(_meld, value))
+class MeldCards(_Action, tag="meld", kw_only=True):
+    cards: SomeCards
+    rank: Rank | None = None
 
 
-def _option(value: Any) -> bool:
-    kind = type(value)
-    return (kind is bool or (kind is int and -_BOUND <= value <= _BOUND)
-            or (kind is str and len(value) <= 64))
+class Discard(_Action, tag="discard", kw_only=True):
+    card: Card
 
 
-def _pile(value: Any) -> bool:
-    if _cards(value):
-        return True
-    return (type(value) is dict and value.keys() <= _PILE_VIEW and "size" in value
-            and _int(value["size"], 0, 1000) and ((top := value.get("top")) is None or top in CARDS)
-            and type(value.get("frozen", False)) is bool)
+class Ask(_Action, tag="ask"):
+    pass
 
 
-def _turn(t: Any) -> bool:
-    if type(t) is not dict or not t.keys() <= _TURN or not _seat(t.get("seat")):
-        return False
-    get = t.get
-    return (get("phase") in PHASES and get("asked") in ASKED
-            and all(type(get(flag, False)) is bool for flag in _TURN_FLAGS)
-            and all(_seats(get(key, [])) for key in _TURN_SEATS)
-            and (get("melded") is None or _seats(get("melded")))
-            and (get("went_out") is None or _seat(get("went_out")))
-            and _melds(get("pending", []))
-            and _cards_or_size(get("held", []))
-            and type(started := get("started", [])) is list and len(started) <= 20
-            and RANKS.issuperset(started))
+class Answer(_Action, tag="answer", kw_only=True):
+    allow: bool
 
 
-def state(s: Any) -> bool:
-    """``s`` is a ``State`` in canonical form."""
-    if type(s) is not dict or not _STATE_NEEDS <= s.keys() <= _STATE:
-        return False
-    options = s.get("options", {})
-    variant = s.get("variant", "classic")
-    hands, melds, bonus, scores = s["hands"], s["melds"], s["bonus_cards"], s["scores"]
-    return (type(variant) is str and len(variant) <= 64
-            and type(options) is dict and len(options) <= 32
-            and all(type(k) is str and len(k) <= 64 for k in options)
-            and all(map(_option, options.values()))
-            and _seat(s.get("dealer", 0))
-            and type(scores) is list and len(scores) <= 8
-            and all(_int(x, -_BOUND, _BOUND) for x in scores)
-            and type(hands) is list and len(hands) <= 8 and all(map(_cards_or_size, hands))
-            and type(melds) is list and len(melds) <= 8 and all(map(_melds, melds))
-            and type(bonus) is list and len(bonus) <= 8 and all(map(_cards, bonus))
-            and _pile(s["discard"]) and _cards_or_size(s["stock"])
-            and _cards(s.get("set_aside", [])) and _turn(s["turn"]))
+Action = Draw | TakePile | MeldCards | Discard | Ask | Answer
 
 
-def _state_filled(s: dict[str, Any]) -> dict[str, Any]:
-    out = _filled(s, _STATE_DEFAULTS)
-    out["turn"] = _filled(s["turn"], _TURN_DEFAULTS)
-    if type(s["discard"]) is dict:
-        out["discard"] = _filled(s["discard"], _PILE_DEFAULTS)
-    return out
+class StateRequest(_Strict):
+    state: State
 
 
-def action(a: Any) -> bool:
-    """``a`` is one ``Action`` in canonical form."""
-    if type(a) is not dict:
-        return False
-    shape = _ACTIONS.get(a.get("type"))  # type: ignore[arg-type]
-    if shape is None or not shape[1] <= a.keys() <= shape[0]:
-        return False
-    get = a.get
-    return ((get("seat") is None or _seat(get("seat")))
-            and _cards(get("cards", []), 1 if a["type"] == "meld" else 0)
-            and ((rank := get("rank")) is None or rank in RANKS)
-            and ("card" not in a or a["card"] in CARDS)
-            and type(get("allow", False)) is bool)
+class ActionsRequest(_Strict):
+    state: State
+    actions: Annotated[list[Action], Meta(min_length=1, max_length=200)]
 
 
-_REQUEST = {"validate": frozenset(["state"]), "legal-actions": frozenset(["state"]),
-            "score": frozenset(["state"]), "check": frozenset(["state", "actions"]),
-            "apply": frozenset(["state", "actions"])}
+_DECODERS: dict[str, msgspec.json.Decoder[Any]] = {
+    op: msgspec.json.Decoder(model) for op, model in (
+        ("validate", StateRequest), ("legal-actions", StateRequest), ("score", StateRequest),
+        ("check", ActionsRequest), ("apply", ActionsRequest))}
 
 
 def request(op: str, body: bytes | str | None) -> dict[str, Any] | None:
-    """The decoded body of ``op`` when it is in canonical form, else None (pydantic decides)."""
-    fields = _REQUEST.get(op)
-    if fields is None or not body:
+    """The request of ``op`` as plain data when its body is in canonical form, else None."""
+    decoder = _DECODERS.get(op)
+    if decoder is None or not body:
         return None
     try:
-        data = orjson.loads(body)
-        if type(data) is not dict or data.keys() != fields or not state(data["state"]):
-            return None
-        if "actions" in fields:
-            actions = data["actions"]
-            if type(actions) is not list or not 1 <= len(actions) <= 200:
-                return None
-            if not all(map(action, actions)):
-                return None
-            data["actions"] = [_filled(a, _ACTION_DEFAULTS[a["type"]]) for a in actions]
-        data["state"] = _state_filled(data["state"])
-        return data
-    except (orjson.JSONDecodeError, TypeError):  # TypeError: an unhashable item in a set test
+        data: dict[str, Any] = msgspec.to_builtins(decoder.decode(body))
+    except msgspec.MsgspecError:
         return None
+    return data

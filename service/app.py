@@ -121,7 +121,7 @@ class Service:
             raw_key = f"raw:{op}:{lang}:{hashlib.blake2b(body, digest_size=20).hexdigest()}"
             seen = self.cache.local.get(raw_key)
             if seen is not None:
-                self.metrics.cache_hits.labels(op, "local").inc()
+                self.metrics.of(self.metrics.cache_hits, op, "local").inc()
                 return seen.status, seen.body, "hit"
         data = handlers.request_data(op, body, lang)
         if isinstance(data, tuple):
@@ -308,8 +308,8 @@ class Observe:
         finally:
             seconds = time.perf_counter() - start
             op = op_of(scope["path"])
-            self.metrics.requests.labels(op, str(status)).inc()
-            self.metrics.latency.labels(op).observe(seconds)
+            self.metrics.of(self.metrics.requests, op, str(status)).inc()
+            self.metrics.of(self.metrics.latency, op).observe(seconds)
             if log.isEnabledFor(logging.INFO):
                 log.info("request", extra={"fields": {
                     "method": scope["method"], "path": scope["path"][:200], "op": op,

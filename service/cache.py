@@ -144,7 +144,7 @@ class Cache:
         """The cached answer for ``key`` (and True), or ``compute()``'s (and False)."""
         entry = self.local.get(key)
         if entry is not None:
-            self.metrics.cache_hits.labels(op, "local").inc()
+            self.metrics.of(self.metrics.cache_hits, op, "local").inc()
             return entry, True
         flight = self._flights.get(key)
         if flight is not None:
@@ -153,7 +153,7 @@ class Cache:
             except Exception:  # the first request failed: compute on our own
                 entry = None
             if entry is not None:
-                self.metrics.cache_hits.labels(op, "flight").inc()
+                self.metrics.of(self.metrics.cache_hits, op, "flight").inc()
                 return entry, True
         future: asyncio.Future[Entry] = asyncio.get_running_loop().create_future()
         self._flights[key] = future
@@ -161,12 +161,12 @@ class Cache:
             if self.uses_redis(op):
                 entry = await self._redis_get(op, key)
                 if entry is not None:
-                    self.metrics.cache_hits.labels(op, "redis").inc()
+                    self.metrics.of(self.metrics.cache_hits, op, "redis").inc()
                     self.local.put(key, entry)
                     future.set_result(entry)
                     return entry, True
             entry = compute()
-            self.metrics.cache_misses.labels(op).inc()
+            self.metrics.of(self.metrics.cache_misses, op).inc()
             self.local.put(key, entry)
             if self.uses_redis(op):
                 self._spawn(self._redis_set(op, key, entry))
@@ -187,7 +187,7 @@ class Cache:
         task.add_done_callback(self._tasks.discard)
 
     def _failed(self, op: str, exc: BaseException) -> None:
-        self.metrics.redis_errors.labels(op).inc()
+        self.metrics.of(self.metrics.redis_errors, op).inc()
         self.breaker.failure()
         self.metrics.breaker_open.set(1 if self.breaker.is_open else 0)
         log.warning("redis error", extra={"fields": {"op": op, "error": repr(exc)[:200],
@@ -203,7 +203,7 @@ class Cache:
         if client is None:
             return None
         if not self.breaker.allow():
-            self.metrics.redis_skipped.labels(op).inc()
+            self.metrics.of(self.metrics.redis_skipped, op).inc()
             return None
         try:
             async with asyncio.timeout(self.settings.redis_timeout * 2):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from prometheus_client import (
     CollectorRegistry,
     Counter,
@@ -36,6 +38,17 @@ class Metrics:
                                      "circuit breaker was open.", ("op",), registry=r)
         self.breaker_open = Gauge("canasta_redis_breaker_open", "1 while the Redis circuit "
                                   "breaker is open.", registry=r)
+
+        self._children: dict[tuple[int, tuple[str, ...]], Any] = {}
+
+    def of(self, metric: Counter | Histogram, *labels: str) -> Any:
+        """``metric.labels(*labels)``, kept: the labels are few (operations, statuses, tiers)
+        and looking a child up again costs more than counting."""
+        key = (id(metric), labels)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(*labels)
+        return child
 
     def render(self) -> bytes:
         """The Prometheus text exposition."""

@@ -35,9 +35,9 @@ def _requests(variant: str, seeds: range = range(3)) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     rules = rules_for(variant)
     for seed in seeds:
-        for i, (state, listed) in enumerate(playout(rules, seed, check=False,
-                                                    eager=seed % 2 == 0)):
-            if i % 7:
+        states = list(playout(rules, seed, check=False, eager=seed % 2 == 0))
+        for i, (state, listed) in enumerate(states):
+            if i % 7 and i != len(states) - 1:  # every seventh, and the deal's end
                 continue
             full = state_to_data(state)
             view = state_to_data(view_for(state, state.turn.seat))
@@ -175,6 +175,10 @@ def test_json_texts_taken_by_the_shortcut_are_what_pydantic_makes_of_them() -> N
             dump = _model_dump("legal-actions", raw)
             if fast is not None:
                 assert fast == dump, raw[:80]
+    other = orjson.dumps(_requests("classic", range(1))[9]["state"])
+    for raw in (b'{"state": %s, "state": %s}' % (text, other),  # which one counts: the same
+                b'{"state": %s, "state": %s}' % (other, text)):
+        assert canonical.request("legal-actions", raw) == _model_dump("legal-actions", raw)
     assert canonical.request("legal-actions", b'{"state": %s}' % text) is not None
     assert canonical.request("legal-actions", b'{"state": %s, "state": %s}' % (text, text))
 
@@ -226,3 +230,40 @@ def test_bounds_agree(path: tuple[Any, ...], inside: Any, outside: Any) -> None:
     raw_out = orjson.dumps(_set(base, path, outside))
     assert canonical.request(op, raw_in) == _model_dump(op, raw_in) is not None
     assert canonical.request(op, raw_out) is None and _model_dump(op, raw_out) is None
+
+
+def _every_field_request() -> dict[str, Any]:
+    """A request that uses every field of every model at least once (structure only)."""
+    over = next(r for r in reversed(_requests("classic", range(1))) if "actions" not in r)
+    state = copy.deepcopy(over["state"])
+    state["hands"][1] = {"size": 3}
+    state["discard"] = {"top": "QS", "size": 4, "frozen": False}
+    state["stock"] = {"size": 9}
+    state["set_aside"] = ["2C"]
+    state["turn"].update(drawn=True, took_pile=False, pending=[{"rank": "K", "cards": ["KS"]}],
+                         held=["KD"], asked="no", asked_this_deal=[1], started=["K"],
+                         extended=True, went_out=1, concealed=False, partner_melded=True,
+                         stock_exhausted=False, melded=[0], played=[0, 1])
+    actions = [{"type": "draw", "seat": 0}, {"type": "take-pile", "cards": ["QS"]},
+               {"type": "meld", "cards": ["QS"], "rank": "Q"}, {"type": "discard", "card": "QS"},
+               {"type": "ask"}, {"type": "answer", "allow": True}]
+    return {"state": state, "actions": actions}
+
+
+def test_every_field_with_every_odd_value() -> None:
+    """Each field (and the first item of each list) of a request using every field, replaced
+    by each odd value in turn: the shortcut accepts only what pydantic accepts, as its dump."""
+    request = _every_field_request()
+    raw = orjson.dumps(request)
+    assert canonical.request("check", raw) == _model_dump("check", raw) is not None
+    paths = [p for p in _nodes(request) if not isinstance(p[-1], int) or p[-1] == 0]
+    assert len(paths) > 80
+    taken = 0
+    for path in paths:
+        for value in ODD_VALUES:
+            raw = orjson.dumps(_set(request, path, value))
+            fast = canonical.request("check", raw)
+            if fast is not None:
+                taken += 1
+                assert fast == _model_dump("check", raw), (path, value)
+    assert taken > 100
