@@ -13,6 +13,8 @@ from .cards import JOKER, REAL, Counts, is_red_three, is_wild
 from .rules import RuleSet
 
 DRAW, PLAY, ANSWER, OVER = "draw", "play", "answer", "over"
+_WILD_CARDS = frozenset(c for c in range(JOKER + 1) if is_wild(c))
+_RED_THREES = frozenset(c for c in range(JOKER + 1) if is_red_three(c))
 
 
 class Meld(NamedTuple):
@@ -50,8 +52,8 @@ class Pile(NamedTuple):
            freeze_on_red_three: bool = True) -> Pile:
         """A known pile; frozen for everyone while a red three (turned up at the deal) or a wild
         card lies in it, where these freeze it (pagat "Frozen Discard Pile")."""
-        frozen = any((freeze_on_wild and is_wild(c)) or (freeze_on_red_three and is_red_three(c))
-                     for c in cards)
+        frozen = ((freeze_on_wild and not _WILD_CARDS.isdisjoint(cards))
+                  or (freeze_on_red_three and not _RED_THREES.isdisjoint(cards)))
         return Pile(cards, cards[-1] if cards else None, len(cards), frozen)
 
 

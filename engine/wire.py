@@ -57,11 +57,7 @@ def _numbered(melds: list[Meld]) -> tuple[Meld, ...]:
         melds = list(melds)
         for k, i in enumerate(reals):
             melds[i] = melds[i]._replace(rank=REAL - (len(reals) - 1) + k)
-    return tuple(sorted(melds, key=_rank_of))
-
-
-def _rank_of(meld: Meld) -> int:
-    return meld.rank
+    return tuple(sorted(melds))  # by rank: a side's ranks differ once sequences are numbered
 
 
 def rules_of(data: Data) -> RuleSet:

@@ -91,8 +91,13 @@ _SEEN: dict[tuple[str, str], RuleSet] = {}
 
 def rules_for(variant: str, options: dict[str, Any] | None = None) -> RuleSet:
     """The ruleset of a variant with its options; raises ``UnknownRules``."""
-    fast = (variant, repr(options))  # every request asks again: the exact same words first
-    hit = _SEEN.get(fast)
+    # every request asks again: the exact same words first (types too, as True == 1)
+    values = (options or {}).values()
+    fast = (variant, tuple((options or {}).items()), tuple(map(type, values)))
+    try:
+        hit = _SEEN.get(fast)
+    except TypeError:  # an unhashable option value: the checks below refuse it
+        hit = None
     if hit is not None:
         return hit
     key = tuple(sorted((options or {}).items(), key=lambda kv: kv[0]))
