@@ -7,7 +7,6 @@ builds the immutable ``State`` of a valid one; ``state_to_data`` writes canonica
 from __future__ import annotations
 
 from bisect import bisect_left
-from operator import eq
 from typing import Any
 
 from .cards import (
@@ -257,17 +256,13 @@ def _read(data: Data) -> _Read:
 
 
 def _too_many_copies(rules: RuleSet, seen: list[tuple[str, tuple[int, ...]]]) -> bool:
-    """Whether some card shows more often than the deck holds it: sorted, a card with ``packs``
-    copies may not equal the card ``packs`` places on (C-level passes, no per-card loop)."""
-    every: list[int] = []
+    """Whether some card shows more often than the deck holds it."""
+    tally = [0] * N_CARDS
     for _, cards in seen:
-        every.extend(cards)
-    every.sort()
-    jokers = bisect_left(every, JOKER)
-    if len(every) - jokers > rules.jokers:
-        return True
-    plain = every[:jokers]
-    return any(map(eq, plain, plain[rules.packs:]))
+        for card in cards:
+            tally[card] += 1
+    jokers = tally.pop()  # JOKER is the last card
+    return jokers > rules.jokers or max(tally) > rules.packs
 
 
 def _check_melds(rules: RuleSet, melds: list[Data], base: str,
