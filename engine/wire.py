@@ -261,7 +261,7 @@ def _too_many_copies(rules: RuleSet, seen: list[tuple[str, tuple[int, ...]]]) ->
     for _, cards in seen:
         for card in cards:
             tally[card] += 1
-    jokers = tally.pop()  # JOKER is the last card
+    jokers = tally.pop(JOKER)  # the last card
     return jokers > rules.jokers or max(tally) > rules.packs
 
 

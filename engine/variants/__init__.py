@@ -86,7 +86,7 @@ def _check_options(variant: Variant, options: dict[str, Any]) -> dict[str, Any]:
     return resolved
 
 
-_SEEN: dict[tuple[str, str], RuleSet] = {}
+_SEEN: dict[tuple[str, tuple[tuple[str, Any], ...], tuple[type, ...]], RuleSet] = {}
 
 
 def rules_for(variant: str, options: dict[str, Any] | None = None) -> RuleSet:
