@@ -138,6 +138,6 @@ def request(op: str, body: bytes | str | None) -> dict[str, Any] | None:
         return None
     try:
         data: dict[str, Any] = msgspec.to_builtins(decoder.decode(body))
-    except msgspec.MsgspecError:
+    except (msgspec.MsgspecError, ValueError):  # ValueError: a str body that is no UTF-8
         return None
     return data

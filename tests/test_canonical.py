@@ -267,3 +267,9 @@ def test_every_field_with_every_odd_value() -> None:
                 taken += 1
                 assert fast == _model_dump("check", raw), (path, value)
     assert taken > 100
+
+
+def test_bodies_the_shortcut_cannot_read_go_to_pydantic() -> None:
+    for body in (b"[" * 200_000, "{\"state\": \"\ud800\"}", b"\xff\xfe", b"null", b"",
+                 b'{"state": {"scores": [1e400]}}', b'{"state": ' + b'{"a":' * 5000 + b"1"):
+        assert canonical.request("legal-actions", body) is None
