@@ -16,9 +16,10 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta, Struct
 
-_CARD_CODES = ("JK", *(r + s for r in "AKQJT98765432" for s in "SHDC"))
-Card = Literal[_CARD_CODES]  # type: ignore[valid-type]
-Rank = Literal["A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3", "wild", "real"]
+from . import models
+
+Card = Literal[models.CANONICAL_CARDS]  # type: ignore[valid-type]
+Rank = Literal[(*models.MELD_RANKS, "wild", "real")]  # type: ignore[valid-type]
 Seat = Annotated[int, Meta(ge=0, le=7)]
 Size = Annotated[int, Meta(ge=0, le=1000)]
 Score = Annotated[int, Meta(ge=-1_000_000, le=1_000_000)]

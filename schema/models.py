@@ -35,7 +35,8 @@ def _show(value: object) -> str:
     return text if len(text) <= 24 else text[:21] + "..."
 
 
-_CANONICAL = frozenset(["JK", *(r + s for r in RANKS for s in SUITS)])
+CANONICAL_CARDS = ("JK", *(r + s for r in RANKS for s in SUITS))
+_CANONICAL = frozenset(CANONICAL_CARDS)
 
 
 def _card(value: object) -> str:
@@ -156,12 +157,6 @@ def _cards_or(model: type[BaseModel]) -> WrapValidator:
         if isinstance(value, (dict, model)):
             return model.model_validate(value)
         if isinstance(value, (list, tuple)):
-            if type(value) is list and len(value) <= 500:  # Cards' only constraint
-                try:
-                    if _CANONICAL.issuperset(value):  # canonical codes only: nothing to change
-                        return value
-                except TypeError:  # an unhashable item: the full check says where
-                    pass
             return _CARDS.validate_python(value)
         raise PydanticCustomError(
             "cards_or_object",

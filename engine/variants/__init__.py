@@ -92,15 +92,15 @@ _SEEN: dict[tuple[str, tuple[tuple[str, Any], ...], tuple[type, ...]], RuleSet] 
 def rules_for(variant: str, options: dict[str, Any] | None = None) -> RuleSet:
     """The ruleset of a variant with its options; raises ``UnknownRules``."""
     # every request asks again: the exact same words first (types too, as True == 1)
-    values = (options or {}).values()
-    fast = (variant, tuple((options or {}).items()), tuple(map(type, values)))
+    options = options or {}
+    fast = (variant, tuple(options.items()), tuple(map(type, options.values())))
     try:
         hit = _SEEN.get(fast)
     except TypeError:  # an unhashable option value: the checks below refuse it
         hit = None
     if hit is not None:
         return hit
-    key = tuple(sorted((options or {}).items(), key=lambda kv: kv[0]))
+    key = tuple(sorted(options.items(), key=lambda kv: kv[0]))
     rules = _rules_cached(variant.strip().lower(),
                           tuple((k, v, type(v).__name__) for k, v in key))
     if len(_SEEN) > 1024:
