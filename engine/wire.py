@@ -7,6 +7,7 @@ builds the immutable ``State`` of a valid one; ``state_to_data`` writes canonica
 from __future__ import annotations
 
 from bisect import bisect_left
+from operator import itemgetter
 from typing import Any
 
 from .cards import (
@@ -35,11 +36,15 @@ from .state import ANSWER, DRAW, OVER, PLAY, Action, Meld, Pile, State, Turn
 from .variants import rules_for
 
 Data = dict[str, Any]
+Seen = tuple[str, int, str, tuple[int, ...]]  # cards seen: list path, index or -1, tail, cards
 
 
 def _cards(value: Any) -> tuple[int, ...]:
-    try:
-        return tuple(map(_CODE_TO_CARD.__getitem__, value))  # canonical codes, the common case
+    try:  # canonical codes, the common case; itemgetter looks up many keys in one C call
+        if len(value) > 1:
+            cards: tuple[int, ...] = itemgetter(*value)(_CODE_TO_CARD)
+            return cards
+        return tuple(map(_CODE_TO_CARD.__getitem__, value))
     except KeyError:
         return tuple(parse_card(c) for c in value)
 
@@ -51,11 +56,13 @@ def _is_hidden(value: Any) -> bool:
 def _numbered(melds: list[Meld]) -> tuple[Meld, ...]:
     """A side's melds by rank; suit sequences ("real") numbered REAL - k + 1 ... REAL in order,
     as the engine numbers them when they are laid."""
+    ordered = sorted(melds)
+    if not ordered or ordered[0].rank > REAL:  # no suit sequences (they sort first)
+        return tuple(ordered)
     reals = [i for i, m in enumerate(melds) if m.rank <= REAL]
-    if reals:
-        melds = list(melds)
-        for k, i in enumerate(reals):
-            melds[i] = melds[i]._replace(rank=REAL - (len(reals) - 1) + k)
+    melds = list(melds)
+    for k, i in enumerate(reals):
+        melds[i] = melds[i]._replace(rank=REAL - (len(reals) - 1) + k)
     return tuple(sorted(melds))  # by rank: a side's ranks differ once sequences are numbered
 
 
@@ -127,8 +134,9 @@ def _read(data: Data) -> _Read:
     bonus_cards = rules.bonus_cards
     side = rules.side_of(seat)
     went_out = turn.get("went_out")
-    # every card we can see, by where it lies: (path of the list, cards)
-    seen: list[tuple[str, tuple[int, ...]]] = []
+    # every card we can see, by where it lies: (list path, index in it or -1, tail, cards);
+    # paths are written out only for problems
+    seen: list[Seen] = []
     total = 0
     for i, hand in enumerate(data["hands"]):
         if _is_hidden(hand):
@@ -137,7 +145,7 @@ def _read(data: Data) -> _Read:
         else:
             cards = _cards(hand)
             size = len(cards)
-            seen.append((f"/hands/{i}", cards))
+            seen.append(("/hands", i, "", cards))
             read.hands.append(counts_of(cards))
             if phase != OVER and not bonus_cards.isdisjoint(cards):
                 for j, card in enumerate(cards):  # at the end a three in the hand is scored
@@ -156,12 +164,12 @@ def _read(data: Data) -> _Read:
                         {"detail": "the seat that went out still holds cards"}))
     minimum = rules.initial_minimum(data["scores"][side])
     for s, melds in enumerate(data["melds"]):
-        laid = _check_melds(rules, melds, f"/melds/{s}", seen, add, black_ok=(
+        laid = _check_melds(rules, melds, "/melds", s, seen, add, black_ok=(
             (phase == PLAY and s == side) or (phase == OVER and went_out is not None
                                               and rules.side_of(went_out) == s)))
         read.melds.append(_numbered(laid))
         total += sum(m.size for m in laid)
-    pending = _check_melds(rules, turn.get("pending") or [], "/turn/pending", seen, add,
+    pending = _check_melds(rules, turn.get("pending") or [], "/turn/pending", -1, seen, add,
                            black_ok=phase == PLAY)
     read.pending = pending
     total += sum(m.size for m in pending)
@@ -180,7 +188,7 @@ def _read(data: Data) -> _Read:
                                    f"{minimum}; they belong on the table"}))
     for s, bonus in enumerate(data["bonus_cards"]):
         cards = _cards(bonus)
-        seen.append((f"/bonus_cards/{s}", cards))
+        seen.append(("/bonus_cards", s, "", cards))
         read.bonus.append(cards)
         for j, card in enumerate(cards):
             if card not in bonus_cards:
@@ -204,7 +212,7 @@ def _read(data: Data) -> _Read:
         cards = _cards(pile)
         total += len(cards)
         read.pile = cards
-        seen.append(("/discard", cards))
+        seen.append(("/discard", -1, "", cards))
         if not bonus_cards.isdisjoint(cards):
             plain_below = False
             for j, card in enumerate(cards):
@@ -215,7 +223,7 @@ def _read(data: Data) -> _Read:
                     plain_below = True
     aside = _cards(data.get("set_aside") or ())
     read.set_aside = aside
-    seen.append(("/set_aside", aside))
+    seen.append(("/set_aside", -1, "", aside))
     total += len(aside)
     stock = data["stock"]
     if _is_hidden(stock):
@@ -223,7 +231,7 @@ def _read(data: Data) -> _Read:
     else:
         read.stock = _cards(stock)
         total += len(read.stock)
-        seen.append(("/stock", read.stock))
+        seen.append(("/stock", -1, "", read.stock))
     held: Any = turn.get("held") or []
     if _is_hidden(held):
         total += held["size"]
@@ -233,7 +241,7 @@ def _read(data: Data) -> _Read:
         read.held = cards
         total += len(cards)
         held_size = len(cards)
-        seen.append(("/turn/held", cards))
+        seen.append(("/turn/held", -1, "", cards))
         for j, card in enumerate(cards):
             if card in bonus_cards:
                 add(Problem(in_hand, f"/turn/held/{j}"))
@@ -242,11 +250,11 @@ def _read(data: Data) -> _Read:
                     {"detail": "held pile cards need a pile taken for pending melds"}))
     if _too_many_copies(rules, seen):
         tally = [0] * N_CARDS
-        for base, cards in seen:
+        for where, index, tail, cards in seen:
             for j, card in enumerate(cards):
                 tally[card] += 1
                 if tally[card] == rules.deck_copies(card) + 1:
-                    add(Problem("TOO_MANY_COPIES", f"{base}/{j}", {
+                    add(Problem("TOO_MANY_COPIES", f"{_at(where, index, tail)}/{j}", {
                         "card": card_code(card), "count": tally[card],
                         "copies": rules.deck_copies(card)}))
     if total != rules.deck_size:
@@ -255,21 +263,26 @@ def _read(data: Data) -> _Read:
     return read
 
 
-def _too_many_copies(rules: RuleSet, seen: list[tuple[str, tuple[int, ...]]]) -> bool:
+def _too_many_copies(rules: RuleSet, seen: list[Seen]) -> bool:
     """Whether some card shows more often than the deck holds it."""
     tally = [0] * N_CARDS
-    for _, cards in seen:
+    for _, _, _, cards in seen:
         for card in cards:
             tally[card] += 1
     jokers = tally.pop(JOKER)  # the last card
     return jokers > rules.jokers or max(tally) > rules.packs
 
 
-def _check_melds(rules: RuleSet, melds: list[Data], base: str,
-                 seen: list[tuple[str, tuple[int, ...]]],
+def _at(where: str, index: int, tail: str = "") -> str:
+    """The JSON path ``where/index/tail`` (no index when it is -1)."""
+    return f"{where}/{index}{tail}" if index >= 0 else f"{where}{tail}"
+
+
+def _check_melds(rules: RuleSet, melds: list[Data], where: str, index: int, seen: list[Seen],
                  add: Any, black_ok: bool) -> list[Meld]:
-    """The melds of one side (or the pending ones), each checked; suit sequences keep rank
-    REAL here."""
+    """The melds of one side (``where/index``) or the pending ones (``where``), each checked;
+    suit sequences keep rank REAL here."""
+    base = _at(where, index)
     ranks: set[int] = set()
     laid: list[Meld] = []
     for i, m in enumerate(melds):
@@ -277,37 +290,62 @@ def _check_melds(rules: RuleSet, melds: list[Data], base: str,
         cards = _cards(m["cards"])
         meld = Meld.of(rank, cards)
         laid.append(meld)
-        path = f"{base}/{i}"
-        seen.append((f"{path}/cards", cards))
-        if rank <= REAL:  # "Canastra Real": a suit sequence of seven
-            if not rules.real_canasta_bonus:
-                add(Problem("SEQUENCE_NOT_ALLOWED", f"{path}/rank"))
-            elif not is_real_sequence(cards):
-                add(Problem("NOT_A_SUIT_SEQUENCE", path))
-            continue
-        if rank in ranks:
-            add(Problem("DUPLICATE_MELD_RANK", f"{path}/rank", {"rank": rank_code(rank)}))
-        ranks.add(rank)
-        if rank == WILD_RANK:
-            refusal = (Refusal("NOT_A_VALID_MELD", {"cards": " ".join(card_code(c) for c in cards)})
-                       if meld.naturals else meld_shape_refusal(rules, rank, 0, len(cards)))
+        seen.append((base, i, "/cards", cards))
+        natural = meld.naturals
+        twos = bisect_left(meld.cards, 4) if natural else 0  # sorted: twos, naturals, jokers
+        if (rank > THREE and rank not in ranks  # the common case: right naturals
+                and (not natural or (meld.cards[twos] >> 2 == rank
+                                     and meld.cards[twos + natural - 1] >> 2 == rank))):
+            refusal = meld_shape_refusal(rules, rank, meld.naturals, meld.wilds)
             if refusal:
-                at = f"{path}/rank" if refusal.code == "WILD_MELD_NOT_ALLOWED" else path
-                add(Problem(refusal.code, at, refusal.params))
-            continue
-        twos = bisect_left(meld.cards, 4)  # sorted: twos, the naturals, then jokers
-        naturals = meld.cards[twos:twos + meld.naturals]
-        if ((naturals and (naturals[0] >> 2 != rank or naturals[-1] >> 2 != rank))
-                or (rank == THREE and not rules.bonus_cards.isdisjoint(naturals))):
-            _wrong_cards(rules, rank, cards, path, add)
-            continue
-        if rank == THREE and not black_ok:
-            add(Problem("BLACK_THREES_ONLY_WHEN_GOING_OUT", path))
-            continue
-        refusal = meld_shape_refusal(rules, rank, meld.naturals, meld.wilds)
-        if refusal:
-            add(Problem(refusal.code, path, refusal.params))
+                add(Problem(refusal.code, f"{base}/{i}", refusal.params))
+        else:
+            _meld_problems(rules, meld, cards, f"{base}/{i}", rank in ranks, black_ok, add)
+        ranks.add(rank)
     return laid
+
+
+def _naturals_match(meld: Meld) -> bool:
+    """Whether a meld's natural cards are all of its rank (its cards are sorted: twos, the
+    naturals, then jokers)."""
+    if not meld.naturals:
+        return True
+    twos = bisect_left(meld.cards, 4)
+    rank = meld.rank
+    return (meld.cards[twos] >> 2 == rank
+            and meld.cards[twos + meld.naturals - 1] >> 2 == rank)
+
+
+def _meld_problems(rules: RuleSet, meld: Meld, cards: tuple[int, ...], path: str,
+                   duplicate: bool, black_ok: bool, add: Any) -> None:
+    """The problems of a meld (``cards`` as given) that is not a plain one of a rank above
+    three with the right naturals: suit sequences, wild-card melds, threes, repeated ranks,
+    wrong cards."""
+    rank = meld.rank
+    if rank <= REAL:  # "Canastra Real": a suit sequence of seven
+        if not rules.real_canasta_bonus:
+            add(Problem("SEQUENCE_NOT_ALLOWED", f"{path}/rank"))
+        elif not is_real_sequence(cards):
+            add(Problem("NOT_A_SUIT_SEQUENCE", path))
+        return
+    if duplicate:
+        add(Problem("DUPLICATE_MELD_RANK", f"{path}/rank", {"rank": rank_code(rank)}))
+    if rank == WILD_RANK:
+        refusal = (Refusal("NOT_A_VALID_MELD", {"cards": " ".join(card_code(c) for c in cards)})
+                   if meld.naturals else meld_shape_refusal(rules, rank, 0, len(cards)))
+        if refusal:
+            at = f"{path}/rank" if refusal.code == "WILD_MELD_NOT_ALLOWED" else path
+            add(Problem(refusal.code, at, refusal.params))
+        return
+    if not _naturals_match(meld) or (rank == THREE and not rules.bonus_cards.isdisjoint(cards)):
+        _wrong_cards(rules, rank, cards, path, add)
+        return
+    if rank == THREE and not black_ok:
+        add(Problem("BLACK_THREES_ONLY_WHEN_GOING_OUT", path))
+        return
+    refusal = meld_shape_refusal(rules, rank, meld.naturals, meld.wilds)
+    if refusal:
+        add(Problem(refusal.code, path, refusal.params))
 
 
 def _wrong_cards(rules: RuleSet, rank: int, cards: tuple[int, ...], path: str, add: Any) -> None:

@@ -54,6 +54,30 @@ def test_a_card_beyond_the_deck(index: int) -> None:
     assert ("CARD_COUNT_MISMATCH", "/state") in found
 
 
+def test_the_third_copy_is_reported_at_its_own_path() -> None:
+    """The copy beyond the deck is the one met last, in the order hands, melds, pile, stock:
+    its path names the list and the index (pagat "The Cards")."""
+    state = next(s for s in STATES if s["melds"][0]
+                 and any(len(set(m["cards"])) < len(m["cards"]) for m in s["melds"][0]))
+    i, meld = next((i, m) for i, m in enumerate(state["melds"][0])
+                   if len(set(m["cards"])) < len(m["cards"]))
+    card = next(c for c in meld["cards"] if meld["cards"].count(c) == 2)
+    second = len(meld["cards"]) - 1 - meld["cards"][::-1].index(card)
+    in_stock = copy.deepcopy(state)
+    in_stock["stock"].append(card)
+    assert ("TOO_MANY_COPIES", f"/state/stock/{len(in_stock['stock']) - 1}") in problems(in_stock)
+    in_hand = copy.deepcopy(state)  # hands come first: the meld's second copy is the third met
+    in_hand["hands"][first_known_hand(in_hand)].append(card)
+    assert ("TOO_MANY_COPIES", f"/state/melds/0/{i}/cards/{second}") in problems(in_hand)
+    seat = first_known_hand(state)
+    hand_card = state["hands"][seat][-1]
+    twice = copy.deepcopy(state)  # two more copies in one hand: the second one added is third
+    twice["hands"][seat] += [hand_card, hand_card]
+    before = sum(h.count(hand_card) for h in state["hands"][:seat + 1] if isinstance(h, list))
+    third = len(state["hands"][seat]) + 2 - before  # two packs: two copies met before it
+    assert ("TOO_MANY_COPIES", f"/state/hands/{seat}/{third}") in problems(twice)
+
+
 def test_a_missing_card_is_a_count_mismatch() -> None:
     state = copy.deepcopy(STATES[0])
     state["stock"] = state["stock"][1:]
