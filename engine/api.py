@@ -1,7 +1,9 @@
 """The operations of CONTRACT.md on JSON-shaped requests: what the CLI and the service call.
 
 Each function takes the request body as plain data (already structurally valid) and returns
-the answer body; a request the engine cannot answer raises ``OpError`` (a 422 problem).
+the answer body; a request the engine cannot answer raises ``OpError`` (a 422 problem). The
+operations on a state also take the ruleset it names, when the caller has it already (the
+service does, from the cache key); without it they look it up.
 """
 
 from __future__ import annotations
@@ -48,9 +50,9 @@ def _problem(p: Problem, prefix: str, lang: str) -> Data:
     return {"code": p.code, "path": prefix + p.path, "message": p.message(lang)}
 
 
-def _state(req: Data, lang: str) -> State:
+def _state(req: Data, lang: str, rules: RuleSet | None) -> State:
     try:
-        return wire.state_from_data(req["state"])
+        return wire.state_from_data(req["state"], rules)
     except InvalidState as exc:
         problems = [_problem(p, "/state", lang) for p in exc.problems]
         first = exc.problems[0]
@@ -109,13 +111,13 @@ def deal(req: Data, lang: str = "en") -> Data:
             "events": [wire.event_to_data(e) for e in events]}
 
 
-def validate(req: Data, lang: str = "en") -> Data:
-    problems = wire.validate_data(req["state"])
+def validate(req: Data, lang: str = "en", rules: RuleSet | None = None) -> Data:
+    problems = wire.validate_data(req["state"], rules)
     return {"valid": not problems, "problems": [_problem(p, "/state", lang) for p in problems]}
 
 
-def legal_actions(req: Data, lang: str = "en") -> Data:
-    state = _state(req, lang)
+def legal_actions(req: Data, lang: str = "en", rules: RuleSet | None = None) -> Data:
+    state = _state(req, lang, rules)
     try:
         actions = _legal(state)
     except NeedsHiddenInfo as exc:
@@ -129,8 +131,8 @@ def _actions(req: Data) -> list[Any]:
     return [wire.action_from_data(a) for a in req["actions"]]
 
 
-def check(req: Data, lang: str = "en") -> Data:
-    state = _state(req, lang)
+def check(req: Data, lang: str = "en", rules: RuleSet | None = None) -> Data:
+    state = _state(req, lang, rules)
     verdict = check_actions(state, _actions(req))
     if verdict is None:
         return {"legal": True}
@@ -140,8 +142,8 @@ def check(req: Data, lang: str = "en") -> Data:
     return {"legal": False, "index": index, "reason": wire.refusal_data(refusal, state.rules, lang)}
 
 
-def apply(req: Data, lang: str = "en") -> Data:
-    state = _state(req, lang)
+def apply(req: Data, lang: str = "en", rules: RuleSet | None = None) -> Data:
+    state = _state(req, lang, rules)
     try:
         after, events = apply_actions(state, _actions(req))
     except IllegalAction as exc:
@@ -152,8 +154,8 @@ def apply(req: Data, lang: str = "en") -> Data:
             "events": [wire.event_to_data(e) for e in events]}
 
 
-def score(req: Data, lang: str = "en") -> Data:
-    state = _state(req, lang)
+def score(req: Data, lang: str = "en", rules: RuleSet | None = None) -> Data:
+    state = _state(req, lang, rules)
     try:
         return score_deal(state).as_dict()
     except ScoringNeedsHiddenInfo as exc:

@@ -92,18 +92,20 @@ class _Read:
         self.set_aside: tuple[int, ...] = ()
 
 
-def validate_data(data: Data) -> list[Problem]:
-    """Every problem of a structurally valid state, each with code and JSON path."""
-    return _read(data).problems
+def validate_data(data: Data, rules: RuleSet | None = None) -> list[Problem]:
+    """Every problem of a structurally valid state, each with code and JSON path; ``rules``:
+    the ruleset the state names (``rules_of(data)``), when the caller has it already."""
+    return _read(data, rules).problems
 
 
-def _read(data: Data) -> _Read:
-    try:
-        rules = rules_of(data)
-    except UnknownRules as exc:
-        return _Read(None, [Problem(exc.refusal.code, exc.path, exc.refusal.params)])
-    except (ValueError, TypeError):
-        return _Read(None, [Problem("UNKNOWN_OPTION", "/options", {"option": "?"})])
+def _read(data: Data, rules: RuleSet | None) -> _Read:
+    if rules is None:
+        try:
+            rules = rules_of(data)
+        except UnknownRules as exc:
+            return _Read(None, [Problem(exc.refusal.code, exc.path, exc.refusal.params)])
+        except (ValueError, TypeError):
+            return _Read(None, [Problem("UNKNOWN_OPTION", "/options", {"option": "?"})])
     read = _Read(rules, [])
     problems = read.problems
     add = problems.append
@@ -385,9 +387,10 @@ def _check_turn(rules: RuleSet, data: Data, turn: Data, add: Any) -> None:
 # ---------------------------------------------------------------- building states
 
 
-def state_from_data(data: Data) -> State:
-    """The immutable state of ``data``; raises ``InvalidState`` with every problem."""
-    read = _read(data)
+def state_from_data(data: Data, rules: RuleSet | None = None) -> State:
+    """The immutable state of ``data``; raises ``InvalidState`` with every problem. ``rules``:
+    the ruleset the state names (``rules_of(data)``), when the caller has it already."""
+    read = _read(data, rules)
     if read.problems:
         raise InvalidState(read.problems)
     rules = read.rules

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from engine import api
+from engine.rules import RuleSet
 
 from . import canonical, models
 
@@ -26,8 +27,8 @@ REQUESTS: dict[str, type[BaseModel] | None] = {
     "score": models.StateRequest,
 }
 
-_OPS: dict[str, Callable[[dict[str, Any], str], dict[str, Any]]] = {
-    "deal": api.deal,
+_OPS: dict[str, Callable[[dict[str, Any], str], dict[str, Any]]] = {"deal": api.deal}
+_STATE_OPS: dict[str, Callable[[dict[str, Any], str, RuleSet | None], dict[str, Any]]] = {
     "validate": api.validate,
     "legal-actions": api.legal_actions,
     "check": api.check,
@@ -103,9 +104,12 @@ def too_many_actions(lang: str, limit: int = 200) -> Answer:
                    problems=[{"code": "TOO_MANY_ACTIONS", "path": "/actions", "message": detail}])
 
 
-def run(op: str, data: dict[str, Any], lang: str = "en") -> Answer:
-    """Answer a body operation on its validated request (``model_dump(mode="json")``)."""
+def run(op: str, data: dict[str, Any], lang: str = "en", rules: RuleSet | None = None) -> Answer:
+    """Answer a body operation on its validated request (``model_dump(mode="json")``);
+    ``rules``: the ruleset its state names, when the caller has it already."""
     try:
+        if op in _STATE_OPS:
+            return 200, _STATE_OPS[op](data, lang, rules)
         return 200, _OPS[op](data, lang)
     except api.OpError as exc:
         return _op_problem(op, exc)

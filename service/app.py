@@ -22,6 +22,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import engine
+from engine.rules import RuleSet
 from engine.variants import rules_for
 from schema import handlers
 
@@ -101,16 +102,21 @@ class Service:
         self.metrics = Metrics()
         self.cache = Cache(settings, self.metrics)
 
-    def key(self, op: str, lang: str, data: dict[str, Any]) -> str | None:
-        """The cache key of a validated request, or None when its variant is unknown."""
+    @staticmethod
+    def rules(data: dict[str, Any]) -> RuleSet | None:
+        """The ruleset a validated request's state names, or None when the engine refuses its
+        variant or options (it then answers with a problem)."""
         state = data["state"]
         try:
-            fingerprint = rules_for(state["variant"], state["options"]).fingerprint
-        except Exception:  # unknown variant or option: the engine answers with a problem
+            return rules_for(state["variant"], state["options"])
+        except Exception:
             return None
+
+    def key(self, op: str, lang: str, data: dict[str, Any], rules: RuleSet) -> str:
+        """The cache key of a validated request whose state names ``rules``."""
         digest = hashlib.blake2b(orjson.dumps(data, option=orjson.OPT_SORT_KEYS),
                                  digest_size=20).hexdigest()
-        return f"canasta:{ENGINE_ID}:{op}:{lang}:{state['variant']}:{fingerprint}:{digest}"
+        return f"canasta:{ENGINE_ID}:{op}:{lang}:{rules.id}:{rules.fingerprint}:{digest}"
 
     async def answer(self, op: str, body: bytes, lang: str) -> tuple[int, bytes, str | None]:
         """Status, rendered answer and ``hit``/``miss`` (None when not cacheable)."""
@@ -129,13 +135,14 @@ class Service:
         if len(data.get("actions", ())) > self.settings.max_actions:
             status, problem = handlers.too_many_actions(lang, self.settings.max_actions)
             return status, render(problem), None
-        key = self.key(op, lang, data) if cacheable else None
-        if key is None:
-            status, answer = handlers.run(op, data, lang)
+        rules = self.rules(data) if "state" in data else None
+        if not cacheable or rules is None:
+            status, answer = handlers.run(op, data, lang, rules)
             return status, render(answer), None
+        key = self.key(op, lang, data, rules)
 
         def compute() -> Entry:
-            status, answer = handlers.run(op, data, lang)
+            status, answer = handlers.run(op, data, lang, rules)
             return Entry(status, render(answer))
 
         entry, hit = await self.cache.get(op, key, compute)
