@@ -8,16 +8,17 @@ multiset: a tuple of 53 counts indexed by card (see ``Counts``).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Final
 
-RANKS = "23456789TJQKA"
-SUITS = "SHDC"
-JOKER = 52
-N_CARDS = 53
+RANKS: Final = "23456789TJQKA"
+SUITS: Final = "SHDC"
+JOKER: Final = 52
+N_CARDS: Final = 53
 
-TWO = 0  # rank index of the twos (wild)
-THREE = 1  # rank index of the threes
-WILD_RANK = -1  # rank of a wild-card meld (Modern American)
-REAL = -10  # ranks -10, -11, ...: suit sequences of seven naturals (canastra "Canastra Real")
+TWO: Final = 0  # rank index of the twos (wild)
+THREE: Final = 1  # rank index of the threes
+WILD_RANK: Final = -1  # rank of a wild-card meld (Modern American)
+REAL: Final = -10  # ranks -10, -11, ...: suit sequences of seven naturals (canastra "Canastra Real")
 
 Counts = tuple[int, ...]
 
@@ -40,7 +41,7 @@ def is_natural(card: int) -> bool:
     return 8 <= card < JOKER
 
 
-_CARD_CODES = tuple("JK" if c == JOKER else RANKS[c >> 2] + SUITS[c & 3] for c in range(N_CARDS))
+_CARD_CODES: Final = tuple("JK" if c == JOKER else RANKS[c >> 2] + SUITS[c & 3] for c in range(N_CARDS))
 
 
 def card_code(card: int) -> str:
@@ -53,7 +54,7 @@ def rank_code(rank: int) -> str:
     return "wild" if rank == WILD_RANK else RANKS[rank]
 
 
-_CODE_TO_CARD = {card_code(c): c for c in range(N_CARDS)}
+_CODE_TO_CARD: Final = {card_code(c): c for c in range(N_CARDS)}
 
 
 def parse_card(code: str) -> int:
@@ -94,7 +95,7 @@ def is_real_sequence(cards: tuple[int, ...]) -> bool:
     return len({c & 3 for c in cards}) == 1 and ranks == list(range(ranks[0], ranks[0] + 7))
 
 
-_RANK_OF = {**{r: i for i, r in enumerate(RANKS)}, "wild": WILD_RANK, "real": REAL}
+_RANK_OF: Final = {**{r: i for i, r in enumerate(RANKS)}, "wild": WILD_RANK, "real": REAL}
 
 
 def counts_of(cards: Iterable[int]) -> Counts:

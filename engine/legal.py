@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from typing import overload
+from typing import Final, overload
 
 from . import feasible
 from .cards import JOKER, REAL, THREE, TWO, WILD_RANK, is_natural
@@ -35,10 +35,10 @@ from .play import (
 from .state import ANSWER, DRAW, OVER, Action, State
 
 # Actions are immutable values: the simple ones are made once and shared.
-_DISCARD = [[Action("discard", card=c, seat=s) for c in range(53)] for s in range(8)]
-_DRAW = [Action("draw", seat=s) for s in range(8)]
-_ASK = [Action("ask", seat=s) for s in range(8)]
-_ANSWER = [(Action("answer", allow=True, seat=s), Action("answer", allow=False, seat=s))
+_DISCARD: Final = [[Action("discard", card=c, seat=s) for c in range(53)] for s in range(8)]
+_DRAW: Final = [Action("draw", seat=s) for s in range(8)]
+_ASK: Final = [Action("ask", seat=s) for s in range(8)]
+_ANSWER: Final = [(Action("answer", allow=True, seat=s), Action("answer", allow=False, seat=s))
            for s in range(8)]
 
 # A block of meld actions: rank and (n, first, count) segments: n naturals of the rank with

@@ -9,7 +9,7 @@ sequence of legal actions leads to a state without one (see README, "Turn model"
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from . import feasible
 from .cards import (
@@ -51,7 +51,7 @@ def _codes(cards: Any) -> str:
 # ---------------------------------------------------------------- context of the seat to move
 
 
-_RECENT: dict[int, tuple[State, Ctx]] = {}
+_RECENT: Final[dict[int, tuple[State, Ctx]]] = {}
 
 
 def context(state: State) -> Ctx:
@@ -595,10 +595,10 @@ def _discard_refusal(ctx: Ctx, card: int, left: int) -> Refusal | None:
     return None
 
 
-_ASK_AFTER_DRAWING = Refusal("ASK_NOT_ALLOWED", {"why": {
+_ASK_AFTER_DRAWING: Final = Refusal("ASK_NOT_ALLOWED", {"why": {
     "en": "only right after drawing from the stock, before melding",
     "de": "nur direkt nach dem Ziehen vom Stapel, vor dem Auslegen"}})
-_ASK_WHEN_OUT_POSSIBLE = Refusal("ASK_NOT_ALLOWED", {"why": {
+_ASK_WHEN_OUT_POSSIBLE: Final = Refusal("ASK_NOT_ALLOWED", {"why": {
     "en": "only when you could go out this turn (a yes binds)",
     "de": "nur, wenn du in diesem Zug ausmachen könntest (ein Ja bindet)"}})
 

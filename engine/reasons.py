@@ -7,10 +7,10 @@ cite a different source in each variant.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 # code: (rule key, English, German)
-CODES: dict[str, tuple[str, str, str]] = {
+CODES: Final[dict[str, tuple[str, str, str]]] = {
     # -- refusals of actions
     "NOT_YOUR_TURN": ("turn", "It is seat {expected}'s move, not seat {seat}'s.",
                       "Sitz {expected} ist am Zug, nicht Sitz {seat}."),

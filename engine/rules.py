@@ -10,7 +10,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, Final
 
 from .cards import JOKER, N_CARDS, RANKS
 
@@ -48,7 +48,7 @@ class Option:
         return out
 
 
-_MEMO: dict[tuple[int, str], tuple[Any, Any]] = {}
+_MEMO: Final[dict[tuple[int, str], tuple[Any, Any]]] = {}
 
 
 def _memo(rules: Any, name: str, make: Callable[[], Any]) -> Any:
@@ -266,7 +266,7 @@ class RuleSet:
 
 
 # (section, rule key of its source, fields) for ``RuleSet.sections``
-SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+SECTIONS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("players and sides", "players", ("players", "sides")),
     ("deck and card values", "deck", ("packs", "jokers", "card_values")),
     ("deal", "deal", ("hand_size", "upcard")),

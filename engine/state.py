@@ -7,14 +7,17 @@ matters because a playout makes several per action.
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from .cards import JOKER, REAL, Counts, is_red_three, is_wild
 from .rules import RuleSet
 
-DRAW, PLAY, ANSWER, OVER = "draw", "play", "answer", "over"
-_WILD_CARDS = frozenset(c for c in range(JOKER + 1) if is_wild(c))
-_RED_THREES = frozenset(c for c in range(JOKER + 1) if is_red_three(c))
+DRAW: Final = "draw"
+PLAY: Final = "play"
+ANSWER: Final = "answer"
+OVER: Final = "over"
+_WILD_CARDS: Final = frozenset(c for c in range(JOKER + 1) if is_wild(c))
+_RED_THREES: Final = frozenset(c for c in range(JOKER + 1) if is_red_three(c))
 
 
 class Meld(NamedTuple):
@@ -57,7 +60,7 @@ class Pile(NamedTuple):
         return Pile(cards, cards[-1] if cards else None, len(cards), frozen)
 
 
-EMPTY_PILE = Pile((), None, 0, False)
+EMPTY_PILE: Final = Pile((), None, 0, False)
 
 
 class Turn(NamedTuple):
