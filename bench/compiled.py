@@ -1,21 +1,50 @@
-"""Build the engine compiled with mypyc (same source, C extensions) into a folder of its own.
+"""Build the engine compiled with mypyc (same source, C extensions) into a folder of its own, and
+tell which engine an interpreter runs.
 
     python bench/compiled.py [DEST]      # default: build/compiled; prints the folder
+    python bench/compiled.py --check     # which engine `import engine` loads; exit 1 unless compiled
 
-Put the folder first on PYTHONPATH to use the compiled engine. The hot modules are compiled;
-the rest (variants, api) stays Python. Needs mypy (the test extras) and a C compiler.
+`pip install .` installs the compiled engine already (setup.py); this folder is for the benchmarks
+(`bench/engine.py --compiled`, `bench/http.py --compiled`) against a checkout. Put it first on
+PYTHONPATH to use it. The hot modules (`[tool.canasta-referee] mypyc` in pyproject.toml, the list
+setup.py compiles) are compiled; the rest (variants, api) stays Python. Needs mypy (the test
+extras) and a C compiler.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.machinery
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
-HOT = ("cards", "state", "rules", "reasons", "feasible", "play", "legal", "deal", "scoring",
-       "wire")
+
+
+def hot_modules(root: Path = ROOT) -> tuple[str, ...]:
+    """The engine modules compiled with mypyc: ``[tool.canasta-referee] mypyc`` in pyproject.toml."""
+    with open(root / "pyproject.toml", "rb") as f:
+        return tuple(tomllib.load(f)["tool"]["canasta-referee"]["mypyc"])
+
+
+HOT = hot_modules()
+
+
+def is_extension(module: ModuleType) -> bool:
+    """Whether ``module`` was loaded from a C extension (a mypyc-compiled module) rather than a .py."""
+    return (getattr(module, "__file__", None) or "").endswith(
+        tuple(importlib.machinery.EXTENSION_SUFFIXES))
+
+
+def engine_build() -> str:
+    """"compiled" if every hot engine module was loaded from a C extension, "python" if none was,
+    else "mixed" (which should not happen); imports the engine."""
+    compiled = [is_extension(importlib.import_module(f"engine.{name}")) for name in HOT]
+    return "compiled" if all(compiled) else "python" if not any(compiled) else "mixed"
 
 
 def build(dest: Path = ROOT / "build" / "compiled") -> Path:
@@ -32,5 +61,21 @@ def build(dest: Path = ROOT / "build" / "compiled") -> Path:
     return dest
 
 
+def check() -> int:
+    """Print which engine this interpreter runs and from where; 0 if it is the compiled one."""
+    which = engine_build()
+    engine = importlib.import_module("engine")
+    print(f"engine: {which} ({Path(engine.__file__ or '').parent})")
+    if which == "mixed":
+        for name in HOT:
+            module = importlib.import_module(f"engine.{name}")
+            print(f"  engine.{name}: {module.__file__}")
+    return 0 if which == "compiled" else 1
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--check"]:
+        # this script's folder (first on sys.path) holds bench/engine.py, not the engine package
+        sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+        sys.exit(check())
     print(build(Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else ROOT / "build" / "compiled"))

@@ -1,21 +1,32 @@
-"""The mypyc-compiled engine (bench/compiled.py, the fast build) plays exactly as the Python one:
-same legal actions, same states, same scores, on seeded deals of every variant."""
+"""The engine as `pip install .` ships it: a wheel built by setup.py carries the hot modules
+compiled with mypyc beside their sources, and that engine plays exactly as the Python one (same
+legal actions, same states, same scores, on seeded deals of every variant). The wheel is pure
+Python with CANASTA_REFEREE_PURE=1 or when the C compiler fails, and an editable install never
+compiles. The wheels are built from a copy of the project with the installed setuptools and
+mypy (`pip wheel --no-build-isolation --no-index`: no network)."""
 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
+import importlib.machinery
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tomllib
+import zipfile
 from pathlib import Path
 
+import engine.play
 from engine import VARIANTS, rules_for, score_deal, state_to_data
 from tests.playout import playout
 
 ROOT = Path(__file__).resolve().parent.parent
 DEALS = 6
+HOT = tuple(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["canasta-referee"]["mypyc"])
+SUFFIXES = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+PY_TAG = f"cp{sys.version_info.major}{sys.version_info.minor}"
 
 
 def digest() -> dict[str, str]:
@@ -34,17 +45,105 @@ def digest() -> dict[str, str]:
     return out
 
 
-def test_compiled_engine_plays_exactly_as_python(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("compiled", ROOT / "bench" / "compiled.py")
-    assert spec is not None and spec.loader is not None
-    compiled = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(compiled)
-    where = compiled.build(tmp_path / "compiled")
-    code = ("import json, engine.play as p; from tests.test_compiled import digest; "
-            "print(json.dumps({'compiled': not p.__file__.endswith('.py'), 'digest': digest()}))")
-    env = {**os.environ, "PYTHONPATH": f"{where}{os.pathsep}{ROOT}"}
+def project_copy(dest: Path) -> Path:
+    """What an sdist holds, copied from this checkout (no build/, no compiled leftovers)."""
+    dest.mkdir(parents=True)
+    for name in ("pyproject.toml", "setup.py", "README.md"):
+        shutil.copy2(ROOT / name, dest / name)
+    for package in ("engine", "schema", "service"):
+        shutil.copytree(ROOT / package, dest / package,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"))
+    return dest
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """This environment without what would change the build or hide the installed engine."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "CANASTA_REFEREE_PURE", "PIP_REQUIRE_VIRTUALENV")}
+    return {**env, **extra}
+
+
+def build_wheel(src: Path, out: Path, env: dict[str, str]) -> tuple[Path, list[str], str]:
+    """`pip wheel` of ``src``: the wheel, its file names, and the build's output."""
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "--no-index",
+                           "--no-build-isolation", "-w", str(out), str(src)],
+                          env=env, cwd=src.parent, capture_output=True, text=True, timeout=900)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output[-4000:]
+    wheels = list(out.glob("*.whl"))
+    assert len(wheels) == 1, wheels
+    with zipfile.ZipFile(wheels[0]) as z:
+        return wheels[0], z.namelist(), output
+
+
+def assert_pure(wheel: Path, names: list[str]) -> None:
+    assert wheel.name.endswith("-py3-none-any.whl"), wheel.name
+    assert not [n for n in names if n.endswith(SUFFIXES)], "extension modules in a pure wheel"
+    assert {f"engine/{name}.py" for name in HOT} <= set(names)
+
+
+def test_wheel_has_the_compiled_engine_and_it_plays_exactly_as_python(tmp_path: Path) -> None:
+    assert not engine.play.__file__.endswith(SUFFIXES), "this process must run the Python engine"
+    wheel, names, _ = build_wheel(project_copy(tmp_path / "src"), tmp_path / "dist", clean_env())
+    assert f"-{PY_TAG}-" in wheel.name and not wheel.name.endswith("-none-any.whl"), wheel.name
+    compiled = {n.split("/")[1].split(".")[0] for n in names
+                if n.startswith("engine/") and n.endswith(SUFFIXES)}
+    assert compiled == set(HOT), "exactly the hot modules are compiled"
+    assert {f"engine/{name}.py" for name in HOT} <= set(names), "sources beside the extensions"
+
+    where = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+                    "--target", str(where), str(wheel)], env=clean_env(), check=True,
+                   capture_output=True, timeout=300)
+    env = clean_env(PYTHONPATH=f"{where}{os.pathsep}{ROOT}")  # the engine from the wheel; tests
+    check = subprocess.run([sys.executable, str(ROOT / "bench" / "compiled.py"), "--check"],
+                           env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert check.returncode == 0 and check.stdout.startswith("engine: compiled"), check.stdout
+    code = ("import importlib, json; from tests.test_compiled import HOT, digest; "
+            "files = {n: importlib.import_module('engine.' + n).__file__ for n in HOT}; "
+            "print(json.dumps({'files': files, 'digest': digest()}))")
     proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path,
                           capture_output=True, text=True, timeout=600, check=True)
     answer = json.loads(proc.stdout)
-    assert answer["compiled"], "the subprocess did not load the compiled engine"
+    for name, file in answer["files"].items():
+        assert Path(file).parent == where / "engine" and file.endswith(SUFFIXES), (name, file)
     assert answer["digest"] == digest()
+
+
+def test_pure_wheel_on_request(tmp_path: Path) -> None:
+    wheel, names, output = build_wheel(project_copy(tmp_path / "src"), tmp_path / "dist",
+                                       clean_env(CANASTA_REFEREE_PURE="1"))
+    assert_pure(wheel, names)
+    assert "CANASTA_REFEREE_PURE is set" in output
+
+
+def test_pure_wheel_with_a_warning_when_the_compiler_is_missing(tmp_path: Path) -> None:
+    """mypyc generates the C, but the compiler named by CC (which distutils uses, for linking
+    too) does not exist: the build goes on without the extension modules and says why."""
+    wheel, names, output = build_wheel(project_copy(tmp_path / "src"), tmp_path / "dist",
+                                       clean_env(CC="/nonexistent-compiler"))
+    assert_pure(wheel, names)
+    warning = [line for line in output.splitlines() if "WARNING: canasta-referee" in line]
+    assert warning and "compiling the engine failed" in warning[0], output[-4000:]
+    assert "/nonexistent-compiler" in warning[0], "the build did not try the missing compiler"
+
+
+def test_editable_install_is_pure_python(tmp_path: Path) -> None:
+    """`pip install -e .` (CI, development): nothing compiled, the checkout's sources run."""
+    src = project_copy(tmp_path / "src")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
+                    str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    install = subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--no-index",
+                              "--no-build-isolation", "-e", str(src)], env=clean_env(),
+                             cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert install.returncode == 0, (install.stdout + install.stderr)[-4000:]
+    assert not [p for p in src.rglob("*") if p.name.endswith(SUFFIXES)], "compiled in the checkout"
+    code = ("import json, engine, engine.play; "
+            "print(json.dumps([engine.__file__, engine.play.__file__]))")
+    proc = subprocess.run([str(python), "-c", code], env=clean_env(), cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, check=True)
+    package, play = json.loads(proc.stdout)
+    assert Path(package).parent == src / "engine", package  # the editable install, not another
+    assert play == str(src / "engine" / "play.py")

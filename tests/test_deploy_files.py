@@ -6,7 +6,11 @@ parse). Docker and Kubernetes are not needed: the files are read, not applied.""
 from __future__ import annotations
 
 import json
+import os
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -106,14 +110,27 @@ def test_dockerfile_is_multi_stage_small_and_builds_the_compiled_engine() -> Non
     args = dict(re.findall(r"(\w+)=(\S+)", " ".join(rest for w, rest in steps if w == "ARG")))
     base = re.sub(r"\$\{(\w+)\}", lambda m: args.get(m.group(1), ""), froms[-1].split()[0])
     assert re.search(r"slim|alpine|distroless", base), f"runtime base image not small: {base}"
-    build = " ".join(rest for word, rest in steps[:len(steps) - len(final_stage())]
-                     if word == "RUN")
-    assert "bench/compiled.py /opt/compiled" in build, "the mypyc engine is built"
-    runtime = final_stage()
-    copied = [rest for word, rest in runtime if word == "COPY"]
-    assert any(c.startswith("--from=build /opt/compiled") for c in copied)
+    build_stage, runtime = steps[:len(steps) - len(final_stage())], final_stage()
+    runs = [rest for word, rest in build_stage if word == "RUN"]
+    assert any("gcc" in r and "libc6-dev" in r for r in runs), "a C compiler for mypyc"
+    assert not any("gcc" in rest for word, rest in runtime if word == "RUN"), "no compiler at run time"
+    # `pip install .` (a wheel: setup.py compiles the engine) into the venv, from the copied sources
+    install = next(i for i, r in enumerate(runs) if re.search(r"/opt/venv/bin/pip install \.(\s|$)", r))
+    copied = {src for word, rest in build_stage if word == "COPY" for src in rest.split()[:-1]}
+    assert {"pyproject.toml", "setup.py", "engine"} <= copied
+    assert "CANASTA_REFEREE_PURE" not in docker_env(build_stage), "the build must compile"
+    # then the check that fails the build unless the venv's engine is the compiled one
+    check = next(r for r in runs[install + 1:] if "bench/compiled.py --check" in r)
+    command = shlex.split(check)
+    assert command[:2] == ["/opt/venv/bin/python", "-I"], "the venv's engine, not the sources'"
+    # the same command fails on the Python engine (this checkout's)
+    proc = subprocess.run([sys.executable, *command[2:]], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert proc.returncode == 1 and proc.stdout.startswith("engine: python"), proc.stdout
+    # the runtime stage: the venv, nothing ahead of it on the path
+    assert [rest for word, rest in runtime if word == "COPY"] == ["--from=build /opt/venv /opt/venv"]
     env = docker_env(runtime)
-    assert env["PYTHONPATH"].split(":")[0] == "/opt/compiled", "compiled engine first"
+    assert env["PATH"].split(":")[0] == "/opt/venv/bin" and "PYTHONPATH" not in env
     for word, rest in steps:  # every COPY from the context names something that exists
         if word == "COPY" and not rest.startswith("--from"):
             for src in rest.split()[:-1]:
