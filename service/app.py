@@ -152,6 +152,7 @@ class Service:
     async def ready(self) -> dict[str, Any]:
         redis = await self.cache.redis_state()
         return {"ready": True, "degraded": redis == "degraded",
+                "engine": {"id": ENGINE_ID, "build": engine.BUILD},
                 "cache": {"local": {"entries": len(self.cache.local),
                                     "size": self.settings.cache_size},
                           "redis": redis, "breaker_open": self.cache.breaker.is_open}}
@@ -348,6 +349,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
     settings = settings or Settings.from_env()
     logs.setup(settings.log_level)
     svc = Service(settings)
+    svc.metrics.engine_info.labels(ENGINE_ID, engine.BUILD).set(1)
     from .graphql import graphql_app  # strawberry is slow to import; keep it here
 
     routes = [
@@ -368,6 +370,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        log.info("starting", extra={"fields": {"engine": ENGINE_ID, "build": engine.BUILD}})
         gc.collect()
         gc.freeze()  # start-up objects out of the collector's way (shorter p99 pauses)
         try:

@@ -38,6 +38,8 @@ class Metrics:
                                      "circuit breaker was open.", ("op",), registry=r)
         self.breaker_open = Gauge("canasta_redis_breaker_open", "1 while the Redis circuit "
                                   "breaker is open.", registry=r)
+        self.engine_info = Gauge("canasta_engine_info", "1, labelled with the engine's cache id "
+                                 "and build (compiled or python).", ("id", "build"), registry=r)
 
         self._children: dict[tuple[int, tuple[str, ...]], Any] = {}
 

@@ -121,9 +121,13 @@ def _operations() -> dict[str, Any]:
             "description": summary, "content": {media: {"schema": schema, "examples": {
                 "example1": {"value": example}}}}}}}}
 
-    ready = {"type": "object", "required": ["ready", "degraded", "cache"], "properties": {
+    ready = {"type": "object", "required": ["ready", "degraded", "engine", "cache"], "properties": {
         "ready": {"type": "boolean"}, "degraded": {"type": "boolean", "description":
                                                    "Redis is configured but unreachable."},
+        "engine": {"type": "object", "required": ["id", "build"], "properties": {
+            "id": {"type": "string", "description": "Version and source digest (in cache keys)."},
+            "build": {"type": "string", "enum": ["compiled", "python"], "description":
+                      "compiled: the mypyc build that `pip install .` makes; python: sources."}}},
         "cache": {"type": "object"}}}
     return {
         "/healthz": get("healthz", "Liveness: the process answers.", "application/json",
@@ -132,7 +136,8 @@ def _operations() -> dict[str, Any]:
                         {"status": "ok"}),
         "/readyz": get("readyz", "Readiness and the cache's state (ready even when Redis is "
                        "down).", "application/json", ready,
-                       {"ready": True, "degraded": False, "cache": {
+                       {"ready": True, "degraded": False,
+                        "engine": {"id": "0.1.0-aae53a5fb816", "build": "compiled"}, "cache": {
                            "local": {"entries": 12, "size": 4096}, "redis": "ok",
                            "breaker_open": False}}),
         "/metrics": get("metrics", "Prometheus metrics (text exposition format).",

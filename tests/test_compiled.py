@@ -99,14 +99,16 @@ def test_wheel_has_the_compiled_engine_and_it_plays_exactly_as_python(tmp_path: 
     check = subprocess.run([sys.executable, str(ROOT / "bench" / "compiled.py"), "--check"],
                            env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert check.returncode == 0 and check.stdout.startswith("engine: compiled"), check.stdout
-    code = ("import importlib, json; from tests.test_compiled import HOT, digest; "
+    code = ("import engine, importlib, json; from tests.test_compiled import HOT, digest; "
             "files = {n: importlib.import_module('engine.' + n).__file__ for n in HOT}; "
-            "print(json.dumps({'files': files, 'digest': digest()}))")
+            "print(json.dumps({'files': files, 'build': [engine.BUILD, engine.COMPILED_MODULES], "
+            "'digest': digest()}))")
     proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path,
                           capture_output=True, text=True, timeout=600, check=True)
     answer = json.loads(proc.stdout)
     for name, file in answer["files"].items():
         assert Path(file).parent == where / "engine" and file.endswith(SUFFIXES), (name, file)
+    assert answer["build"] == ["compiled", sorted(HOT)]  # what /readyz and /metrics report
     assert answer["digest"] == digest()
 
 
@@ -141,9 +143,10 @@ def test_editable_install_is_pure_python(tmp_path: Path) -> None:
     assert install.returncode == 0, (install.stdout + install.stderr)[-4000:]
     assert not [p for p in src.rglob("*") if p.name.endswith(SUFFIXES)], "compiled in the checkout"
     code = ("import json, engine, engine.play; "
-            "print(json.dumps([engine.__file__, engine.play.__file__]))")
+            "print(json.dumps([engine.__file__, engine.play.__file__, engine.BUILD]))")
     proc = subprocess.run([str(python), "-c", code], env=clean_env(), cwd=tmp_path,
                           capture_output=True, text=True, timeout=120, check=True)
-    package, play = json.loads(proc.stdout)
+    package, play, build = json.loads(proc.stdout)
     assert Path(package).parent == src / "engine", package  # the editable install, not another
     assert play == str(src / "engine" / "play.py")
+    assert build == "python"

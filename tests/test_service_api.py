@@ -14,8 +14,9 @@ from starlette.requests import Request
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
+import engine
 from schema.models import EXAMPLE_STATE
-from service.app import create_app, language
+from service.app import ENGINE_ID, create_app, language
 from service.openapi import COMMITTED
 from service.settings import Settings
 
@@ -322,12 +323,14 @@ def test_health_ready_metrics(http: TestClient) -> None:
     ready = http.get("/readyz").json()
     assert ready["ready"] is True and ready["degraded"] is False
     assert ready["cache"]["redis"] == "off"
+    assert ready["engine"] == {"id": ENGINE_ID, "build": engine.BUILD}
     m = http.get("/metrics")
     assert m.status_code == 200 and m.headers["content-type"].startswith("text/plain")
     for name in ("canasta_requests_total", "canasta_request_seconds_bucket",
                  "canasta_cache_hits_total", "canasta_cache_misses_total"):
         assert name in m.text
     assert 'canasta_requests_total{op="healthz",status="200"}' in m.text
+    assert f'canasta_engine_info{{build="{engine.BUILD}",id="{ENGINE_ID}"}} 1.0' in m.text
 
 
 def test_one_json_log_line_per_request(capsys: pytest.CaptureFixture[str]) -> None:
