@@ -49,10 +49,6 @@ def _cards(value: Any) -> tuple[int, ...]:
         return tuple(parse_card(c) for c in value)
 
 
-def _is_hidden(value: Any) -> bool:
-    return isinstance(value, dict)
-
-
 def _numbered(melds: list[Meld]) -> tuple[Meld, ...]:
     """A side's melds by rank; suit sequences ("real") numbered REAL - k + 1 ... REAL in order,
     as the engine numbers them when they are laid."""
@@ -109,39 +105,47 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
     read = _Read(rules, [])
     problems = read.problems
     add = problems.append
-    n, k = rules.players, rules.sides
-    turn = data.get("turn") or {}
-    counts = {"hands": n, "scores": k, "melds": k, "bonus_cards": k}
-    for key, expected in counts.items():
-        got = len(data.get(key) or [])
+    # locals are typed (the data is structurally valid): the mypyc build then uses dict, list
+    # and int operations directly instead of generic object calls
+    n: int = rules.players
+    k: int = rules.sides
+    turn: Data = data.get("turn") or {}
+    hands: list[Any] = data.get("hands") or []
+    melds_data: list[list[Data]] = data.get("melds") or []
+    bonus_data: list[list[str]] = data.get("bonus_cards") or []
+    scores: list[int] = data.get("scores") or []
+    for key, got, expected in (("hands", len(hands), n), ("scores", len(scores), k),
+                               ("melds", len(melds_data), k), ("bonus_cards", len(bonus_data), k)):
         if got != expected:
             code = "SEAT_COUNT_MISMATCH" if key == "hands" else "SIDE_COUNT_MISMATCH"
             add(Problem(code, f"/{key}", {"expected": expected, "got": got}))
     if problems:
         return read
-    for path, seat in (("/dealer", data.get("dealer", 0)), ("/turn/seat", turn.get("seat", 0)),
-                       ("/turn/went_out", turn.get("went_out"))):
-        if seat is not None and not 0 <= seat < n:
-            add(Problem("SEAT_OUT_OF_RANGE", path, {"seat": seat, "players": n}))
+    seat: int = turn.get("seat", 0)
+    went_out: int | None = turn.get("went_out")
+    for path, at in (("/dealer", data.get("dealer", 0)), ("/turn/seat", seat),
+                     ("/turn/went_out", went_out)):
+        if at is not None and not 0 <= at < n:
+            add(Problem("SEAT_OUT_OF_RANGE", path, {"seat": at, "players": n}))
     for key in ("asked_this_deal", "melded", "played"):
-        for i, seat in enumerate(turn.get(key) or []):
-            if not 0 <= seat < n:
-                add(Problem("SEAT_OUT_OF_RANGE", f"/turn/{key}/{i}", {"seat": seat, "players": n}))
+        listed: list[int] = turn.get(key) or []
+        for i, at in enumerate(listed):
+            if not 0 <= at < n:
+                add(Problem("SEAT_OUT_OF_RANGE", f"/turn/{key}/{i}", {"seat": at, "players": n}))
     if problems:
         return read
-    phase = turn.get("phase", DRAW)
-    seat = turn.get("seat", 0)
+    phase: str = turn.get("phase", DRAW)
     in_hand = "THREE_IN_HAND" if rules.all_threes_bonus else "RED_THREE_IN_HAND"
     in_pile = "THREE_IN_PILE" if rules.all_threes_bonus else "RED_THREE_IN_PILE"
     bonus_cards = rules.bonus_cards
     side = rules.side_of(seat)
-    went_out = turn.get("went_out")
     # every card we can see, by where it lies: (list path, index in it or -1, tail, cards);
     # paths are written out only for problems
     seen: list[Seen] = []
     total = 0
-    for i, hand in enumerate(data["hands"]):
-        if _is_hidden(hand):
+    size: int
+    for i, hand in enumerate(hands):
+        if isinstance(hand, dict):
             size = hand["size"]
             read.hands.append(None)
         else:
@@ -164,23 +168,25 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
         if size and phase == OVER and went_out == i:
             add(Problem("PHASE_INCONSISTENT", f"/hands/{i}",
                         {"detail": "the seat that went out still holds cards"}))
-    minimum = rules.initial_minimum(data["scores"][side])
-    for s, melds in enumerate(data["melds"]):
+    minimum = rules.initial_minimum(scores[side])
+    for s, melds in enumerate(melds_data):
         laid = _check_melds(rules, melds, "/melds", s, seen, add, black_ok=(
             (phase == PLAY and s == side) or (phase == OVER and went_out is not None
                                               and rules.side_of(went_out) == s)))
         read.melds.append(_numbered(laid))
-        total += sum(m.size for m in laid)
+        for meld in laid:
+            total += len(meld.cards)
     pending = _check_melds(rules, turn.get("pending") or [], "/turn/pending", -1, seen, add,
                            black_ok=phase == PLAY)
     read.pending = pending
-    total += sum(m.size for m in pending)
+    for meld in pending:
+        total += len(meld.cards)
     if pending:
         pending_melds = {m.rank: m for m in pending}
         started = [parse_rank(r) for r in turn.get("started") or []]
         pile_rank = started[0] if turn.get("took_pile") and started else None
         points = initial_points(rules, pending_melds, pile_rank)
-        if phase != PLAY or data["melds"][side]:
+        if phase != PLAY or melds_data[side]:
             add(Problem("PHASE_INCONSISTENT", "/turn/pending",
                         {"detail": "pending melds belong to the play phase of a side that has "
                                    "not melded yet"}))
@@ -188,7 +194,7 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
             add(Problem("PHASE_INCONSISTENT", "/turn/pending",
                         {"detail": f"pending melds counting {points} already meet the minimum "
                                    f"{minimum}; they belong on the table"}))
-    for s, bonus in enumerate(data["bonus_cards"]):
+    for s, bonus in enumerate(bonus_data):
         cards = _cards(bonus)
         seen.append(("/bonus_cards", s, "", cards))
         read.bonus.append(cards)
@@ -196,8 +202,8 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
             if card not in bonus_cards:
                 add(Problem("NOT_A_BONUS_CARD", f"/bonus_cards/{s}/{j}", {"card": card_code(card)}))
         total += len(cards)
-    pile = data["discard"]
-    if _is_hidden(pile):
+    pile: Any = data["discard"]
+    if isinstance(pile, dict):
         total += pile["size"]
         top = pile.get("top")
         if (top is None) != (pile["size"] == 0):
@@ -223,21 +229,22 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
                     add(Problem(in_pile, f"/discard/{j}"))
                 if not (is_wild(card) or is_red_three(card)):
                     plain_below = True
-    aside = _cards(data.get("set_aside") or ())
+    aside = _cards(data.get("set_aside") or [])
     read.set_aside = aside
     seen.append(("/set_aside", -1, "", aside))
     total += len(aside)
-    stock = data["stock"]
-    if _is_hidden(stock):
+    stock: Any = data["stock"]
+    if isinstance(stock, dict):
         total += stock["size"]
     else:
         read.stock = _cards(stock)
         total += len(read.stock)
         seen.append(("/stock", -1, "", read.stock))
     held: Any = turn.get("held") or []
-    if _is_hidden(held):
-        total += held["size"]
+    held_size: int
+    if isinstance(held, dict):
         held_size = held["size"]
+        total += held_size
     else:
         cards = _cards(held)
         read.held = cards
@@ -361,7 +368,7 @@ def _wrong_cards(rules: RuleSet, rank: int, cards: tuple[int, ...], path: str, a
 
 
 def _check_turn(rules: RuleSet, data: Data, turn: Data, add: Any) -> None:
-    phase = turn.get("phase", DRAW)
+    phase: str = turn.get("phase", DRAW)
     detail = None
     if phase == OVER:
         if turn.get("went_out") is None and not turn.get("stock_exhausted"):
@@ -396,7 +403,7 @@ def state_from_data(data: Data, rules: RuleSet | None = None) -> State:
     rules = read.rules
     assert rules is not None
     melds = tuple(read.melds)
-    pile_data = data["discard"]
+    pile_data: Any = data["discard"]
     if read.pile is None:
         top = pile_data.get("top")
         pile = Pile(None, parse_card(top) if top is not None else None, pile_data["size"],
@@ -404,7 +411,7 @@ def state_from_data(data: Data, rules: RuleSet | None = None) -> State:
     else:
         pile = Pile.of(read.pile, rules.freeze_on_wild, rules.freeze_on_red_three)
     stock = read.stock
-    t = data["turn"]
+    t: Data = data["turn"]
     held = read.held
     melded = t.get("melded")
     if melded is None:
