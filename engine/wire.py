@@ -300,11 +300,7 @@ def _check_melds(rules: RuleSet, melds: list[Data], where: str, index: int, seen
         meld = Meld.of(rank, cards)
         laid.append(meld)
         seen.append((base, i, "/cards", cards))
-        natural = meld.naturals
-        twos = bisect_left(meld.cards, 4) if natural else 0  # sorted: twos, naturals, jokers
-        if (rank > THREE and rank not in ranks  # the common case: right naturals
-                and (not natural or (meld.cards[twos] >> 2 == rank
-                                     and meld.cards[twos + natural - 1] >> 2 == rank))):
+        if rank > THREE and rank not in ranks and _naturals_match(meld):  # the common case
             refusal = meld_shape_refusal(rules, rank, meld.naturals, meld.wilds)
             if refusal:
                 add(Problem(refusal.code, f"{base}/{i}", refusal.params))
