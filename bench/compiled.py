@@ -14,13 +14,11 @@ extras) and a C compiler.
 from __future__ import annotations
 
 import importlib
-import importlib.machinery
 import shutil
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
-from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,17 +32,11 @@ def hot_modules(root: Path = ROOT) -> tuple[str, ...]:
 HOT = hot_modules()
 
 
-def is_extension(module: ModuleType) -> bool:
-    """Whether ``module`` was loaded from a C extension (a mypyc-compiled module) rather than a .py."""
-    return (getattr(module, "__file__", None) or "").endswith(
-        tuple(importlib.machinery.EXTENSION_SUFFIXES))
-
-
 def engine_build() -> str:
     """"compiled" if every hot engine module was loaded from a C extension, "python" if none was,
-    else "mixed" (which should not happen); imports the engine."""
-    compiled = [is_extension(importlib.import_module(f"engine.{name}")) for name in HOT]
-    return "compiled" if all(compiled) else "python" if not any(compiled) else "mixed"
+    else "mixed" (which should not happen); imports the engine (``engine.COMPILED_MODULES``)."""
+    compiled = set(importlib.import_module("engine").COMPILED_MODULES) & set(HOT)
+    return "compiled" if compiled == set(HOT) else "python" if not compiled else "mixed"
 
 
 def build(dest: Path = ROOT / "build" / "compiled") -> Path:

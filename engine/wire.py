@@ -139,9 +139,7 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
     in_pile = "THREE_IN_PILE" if rules.all_threes_bonus else "RED_THREE_IN_PILE"
     bonus_cards = rules.bonus_cards
     side = rules.side_of(seat)
-    # every card we can see, by where it lies: (list path, index in it or -1, tail, cards);
-    # paths are written out only for problems
-    seen: list[Seen] = []
+    seen: list[Seen] = []  # every card we can see, by where it lies (paths only for problems)
     total = 0
     size: int
     for i, hand in enumerate(hands):
