@@ -31,16 +31,17 @@ Options = Annotated[dict[Name, bool | Score | Name], Meta(max_length=32)]
 
 
 class _Strict(Struct, forbid_unknown_fields=True, kw_only=True):
-    """Unknown fields are refused, as the wire models' ``extra="forbid"``."""
+    """Unknown fields are refused, as the wire models' ``extra="forbid"``. Fields come in the
+    models' order, so both ways give the same JSON bytes (``tests/test_canonical.py``)."""
 
 
 class HiddenCards(_Strict):
     size: Size
 
 
-class PileView(_Strict):
-    size: Size
+class PileView(_Strict, kw_only=True):
     top: Card | None = None
+    size: Size
     frozen: bool = False
 
 
@@ -71,7 +72,10 @@ class Turn(_Strict):
     played: Seats = []
 
 
-class State(_Strict):
+class State(_Strict, kw_only=True):  # fields in the model's order (its dump's key order)
+    variant: Name = "classic"
+    options: Options = {}
+    dealer: Seat = 0
     scores: Annotated[list[Score], Meta(max_length=8)]
     hands: Annotated[list[Cards | HiddenCards], Meta(max_length=8)]
     melds: Annotated[list[Melds], Meta(max_length=8)]
@@ -79,9 +83,6 @@ class State(_Strict):
     discard: Cards | PileView
     stock: Cards | HiddenCards
     turn: Turn
-    variant: Name = "classic"
-    options: Options = {}
-    dealer: Seat = 0
     set_aside: Cards = []
 
 

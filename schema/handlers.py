@@ -86,14 +86,19 @@ def request_data(op: str, body: bytes | str | None, lang: str = "en") -> dict[st
     """The request of a body operation as plain data, or the 422 problem of a malformed body.
 
     A body already in canonical form is taken as decoded (``schema.canonical``); any other goes
-    through the pydantic model, whose dump is its canonical form."""
+    through the pydantic model, whose dump is its canonical form. Either way every key comes in
+    the models' field order and a state's options by name, so equal requests serialise to equal
+    bytes (the cache key hashes them)."""
     data = canonical.request(op, body)
-    if data is not None:
-        return data
-    request = parse(op, body, lang)
-    if isinstance(request, tuple):
-        return request
-    return request.model_dump(mode="json")
+    if data is None:
+        request = parse(op, body, lang)
+        if isinstance(request, tuple):
+            return request
+        data = request.model_dump(mode="json")
+    state = data.get("state")
+    if state is not None and len(state["options"]) > 1:  # the one map whose order is the sender's
+        state["options"] = dict(sorted(state["options"].items()))
+    return data
 
 
 def too_many_actions(lang: str, limit: int = 200) -> Answer:

@@ -146,6 +146,21 @@ class Cache:
         if entry is not None:
             self.metrics.of(self.metrics.cache_hits, op, "local").inc()
             return entry, True
+        if self.uses_redis(op):
+            return await self._shared(op, key, compute)
+        # nothing is awaited: no identical request can come between the look-up and the put
+        return self._computed(op, key, compute), False
+
+    def _computed(self, op: str, key: str, compute: Callable[[], Entry]) -> Entry:
+        entry = compute()
+        self.metrics.of(self.metrics.cache_misses, op).inc()
+        self.local.put(key, entry)
+        return entry
+
+    async def _shared(self, op: str, key: str,
+                      compute: Callable[[], Entry]) -> tuple[Entry, bool]:
+        """From Redis, else computed and stored; identical requests that come while the first
+        waits for Redis get its answer."""
         flight = self._flights.get(key)
         if flight is not None:
             try:
@@ -158,20 +173,16 @@ class Cache:
         future: asyncio.Future[Entry] = asyncio.get_running_loop().create_future()
         self._flights[key] = future
         try:
-            if self.uses_redis(op):
-                entry = await self._redis_get(op, key)
-                if entry is not None:
-                    self.metrics.of(self.metrics.cache_hits, op, "redis").inc()
-                    self.local.put(key, entry)
-                    future.set_result(entry)
-                    return entry, True
-            entry = compute()
-            self.metrics.of(self.metrics.cache_misses, op).inc()
-            self.local.put(key, entry)
-            if self.uses_redis(op):
+            entry = await self._redis_get(op, key)
+            hit = entry is not None
+            if entry is not None:
+                self.metrics.of(self.metrics.cache_hits, op, "redis").inc()
+                self.local.put(key, entry)
+            else:
+                entry = self._computed(op, key, compute)
                 self._spawn(self._redis_set(op, key, entry))
             future.set_result(entry)
-            return entry, False
+            return entry, hit
         except BaseException as exc:
             if not future.done():
                 future.set_exception(exc)

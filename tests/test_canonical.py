@@ -193,6 +193,34 @@ def test_answers_are_the_same_either_way() -> None:
             assert handlers.handle(op, loose) == handlers.handle(op, json.dumps(request))
 
 
+def _reversed(value: Any) -> Any:
+    """``value`` with the keys of every object in reverse order."""
+    if isinstance(value, dict):
+        return {k: _reversed(value[k]) for k in reversed(value)}
+    if isinstance(value, list):
+        return [_reversed(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("variant", [v.id for v in VARIANTS])
+def test_either_way_equal_requests_are_equal_bytes(variant: str) -> None:
+    """The cache key hashes the request's JSON as it comes (no sorting): the short way and the
+    long way give the same bytes, whatever order the sender wrote keys and options in."""
+    for request in _requests(variant, range(1))[:30]:
+        request["state"]["options"].setdefault("zz", 1)  # options of any name, in any order
+        request["state"]["options"].setdefault("aa", True)
+        for op in _op_for(request):
+            fast = handlers.request_data(op, orjson.dumps(request))
+            loose = _reversed(request)
+            loose["state"]["dealer"] = float(loose["state"]["dealer"])  # 0.0: the long way
+            raw = orjson.dumps(loose)
+            assert canonical.request(op, raw) is None
+            slow = handlers.request_data(op, raw)
+            assert isinstance(fast, dict) and isinstance(slow, dict)
+            assert orjson.dumps(fast) == orjson.dumps(slow), (op, request)
+            assert list(fast["state"]["options"]) == sorted(request["state"]["options"])
+
+
 def _set(request: dict[str, Any], path: tuple[Any, ...], value: Any) -> dict[str, Any]:
     request = copy.deepcopy(request)
     _parent(request, path)[path[-1]] = value

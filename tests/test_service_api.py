@@ -264,6 +264,10 @@ def test_x_cache_miss_then_hit_and_keys_that_must_differ(dealt: dict[str, Any]) 
         # the same request written differently: canonical form, same entry
         spaced = json.dumps(body, indent=3).replace('"QS"', '"qs"')
         assert c.post("/v1/legal-actions", content=spaced).headers["x-cache"] == "hit"
+        options = dict(reversed(dealt["options"].items()))
+        assert len(options) > 1
+        turned = {"state": dict(reversed({**dealt, "options": options}.items()))}
+        assert c.post("/v1/legal-actions", json=turned).headers["x-cache"] == "hit"
         # another language, operation, view or option set: other entries
         assert c.post("/v1/legal-actions", json=body, headers=DE).headers["x-cache"] == "miss"
         assert c.post("/v1/score", json=body).headers["x-cache"] == "miss"
@@ -281,7 +285,7 @@ def test_x_cache_miss_then_hit_and_keys_that_must_differ(dealt: dict[str, Any]) 
         # malformed requests have no canonical form: not cached
         assert "x-cache" not in c.post("/v1/apply", content=b"{").headers
         metrics = c.get("/metrics").text
-        assert 'canasta_cache_hits_total{op="legal-actions",tier="local"} 2.0' in metrics
+        assert 'canasta_cache_hits_total{op="legal-actions",tier="local"} 3.0' in metrics
         assert 'canasta_cache_misses_total{op="legal-actions"} 4.0' in metrics
 
 
