@@ -100,8 +100,8 @@ _RANK_OF: Final = {**{r: i for i, r in enumerate(RANKS)}, "wild": WILD_RANK, "re
 
 def counts_of(cards: Iterable[int]) -> Counts:
     c = [0] * N_CARDS
-    for card in cards:
-        c[card] += 1
+    for card in cards:  # not ``c[card] += 1``: mypyc compiles that to a generic object add
+        c[card] = c[card] + 1
     return tuple(c)
 
 
@@ -117,7 +117,7 @@ def cards_of(counts: Counts) -> tuple[int, ...]:
 def add(counts: Counts, cards: Iterable[int]) -> Counts:
     c = list(counts)
     for card in cards:
-        c[card] += 1
+        c[card] = c[card] + 1
     return tuple(c)
 
 

@@ -103,7 +103,7 @@ def best_addition(rules: RuleSet, hand: Counts, melds: MeldInfo, keep: int) -> i
                 j2 -= 1
                 ok = ok and j2 >= 0
             else:
-                n2[c] -= 1
+                n2[c] = n2[c] - 1
                 ok = ok and n2[c] >= 0
         if not ok:
             continue
@@ -244,7 +244,7 @@ def can_meld_out(rules: RuleSet, hand: Counts, melds: MeldInfo, canastas: int,
                 j2 -= 1
                 points -= values[JOKER]
             else:
-                n2[c] -= 1
+                n2[c] = n2[c] - 1
                 points -= values[c * 4 + (0 if c == THREE else 1)]
         if minimum and points_so_far + points < minimum:
             continue

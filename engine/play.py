@@ -177,14 +177,14 @@ def _sub(hand: Counts, cards: tuple[int, ...]) -> Counts | None:
     for c in cards:
         if h[c] == 0:
             return None
-        h[c] -= 1
+        h[c] = h[c] - 1
     return tuple(h)
 
 
 def _add(hand: Counts, cards: tuple[int, ...]) -> Counts:
     h = list(hand)
     for c in cards:
-        h[c] += 1
+        h[c] = h[c] + 1
     return tuple(h)
 
 

@@ -259,7 +259,7 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
         tally = [0] * N_CARDS
         for where, index, tail, cards in seen:
             for j, card in enumerate(cards):
-                tally[card] += 1
+                tally[card] = tally[card] + 1
                 if tally[card] == rules.deck_copies(card) + 1:
                     add(Problem("TOO_MANY_COPIES", f"{_at(where, index, tail)}/{j}", {
                         "card": card_code(card), "count": tally[card],
@@ -275,7 +275,7 @@ def _too_many_copies(rules: RuleSet, seen: list[Seen]) -> bool:
     tally = [0] * N_CARDS
     for _, _, _, cards in seen:
         for card in cards:
-            tally[card] += 1
+            tally[card] = tally[card] + 1
     jokers = tally.pop(JOKER)  # the last card
     return jokers > rules.jokers or max(tally) > rules.packs
 
