@@ -33,6 +33,8 @@ from .settings import Settings
 
 log = logging.getLogger("canasta.http")
 JSON = "application/json"
+#: request bodies up to this size are also cached under their exact bytes (the in-process tier)
+RAW_KEY_BYTES = 16 * 1024
 PROBLEM = "application/problem+json"
 
 
@@ -122,9 +124,9 @@ class Service:
         """Status, rendered answer and ``hit``/``miss`` (None when not cacheable)."""
         cacheable = op in self.settings.cache_ops and (self.settings.cache_size > 0
                                                         or self.cache.uses_redis(op))
-        raw_key = ""
-        if cacheable:  # the exact same bytes seen before: skip validation too
-            raw_key = f"raw:{op}:{lang}:{hashlib.sha256(body).hexdigest()[:40]}"
+        raw_key = None
+        if cacheable and len(body) <= RAW_KEY_BYTES:  # the same bytes seen before: no validation
+            raw_key = (op, lang, body)  # the bytes themselves: no digest to compute, none to collide
             seen = self.cache.local.get(raw_key)
             if seen is not None:
                 self.metrics.of(self.metrics.cache_hits, op, "local").inc()
@@ -146,7 +148,8 @@ class Service:
             return Entry(status, render(answer))
 
         entry, hit = await self.cache.get(op, key, compute)
-        self.cache.local.put(raw_key, entry)
+        if raw_key is not None:
+            self.cache.local.put(raw_key, entry)
         return entry.status, entry.body, "hit" if hit else "miss"
 
     async def ready(self) -> dict[str, Any]:

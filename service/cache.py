@@ -12,9 +12,8 @@ import asyncio
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Coroutine, Hashable
+from typing import Any, NamedTuple
 
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
@@ -27,8 +26,7 @@ from .settings import Settings
 log = logging.getLogger("canasta.cache")
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     """A rendered answer."""
 
     status: int
@@ -48,12 +46,12 @@ class LRU:
 
     def __init__(self, size: int, ttl: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.size, self.ttl, self.clock = size, ttl, clock
-        self._data: OrderedDict[str, tuple[float, Entry]] = OrderedDict()
+        self._data: OrderedDict[Hashable, tuple[float, Entry]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._data)
 
-    def get(self, key: str) -> Entry | None:
+    def get(self, key: Hashable) -> Entry | None:
         item = self._data.get(key)
         if item is None:
             return None
@@ -63,13 +61,15 @@ class LRU:
         self._data.move_to_end(key)
         return item[1]
 
-    def put(self, key: str, entry: Entry) -> None:
+    def put(self, key: Hashable, entry: Entry) -> None:
         if self.size <= 0:
             return
-        self._data[key] = (self.clock() + self.ttl, entry)
-        self._data.move_to_end(key)
-        while len(self._data) > self.size:
-            self._data.popitem(last=False)
+        data = self._data
+        if key in data:
+            data.move_to_end(key)  # a new key goes to the end by itself
+        data[key] = (self.clock() + self.ttl, entry)
+        while len(data) > self.size:
+            data.popitem(last=False)
 
 
 class Breaker:

@@ -16,7 +16,7 @@ from starlette.testclient import TestClient
 
 import engine
 from schema.models import EXAMPLE_STATE
-from service.app import ENGINE_ID, create_app, language
+from service.app import ENGINE_ID, RAW_KEY_BYTES, create_app, language
 from service.openapi import COMMITTED
 from service.settings import Settings
 
@@ -287,6 +287,28 @@ def test_x_cache_miss_then_hit_and_keys_that_must_differ(dealt: dict[str, Any]) 
         metrics = c.get("/metrics").text
         assert 'canasta_cache_hits_total{op="legal-actions",tier="local"} 3.0' in metrics
         assert 'canasta_cache_misses_total{op="legal-actions"} 4.0' in metrics
+
+
+def test_the_exact_bytes_of_small_bodies_are_a_second_key(dealt: dict[str, Any]) -> None:
+    """An answer is stored under its canonical key and, for bodies up to RAW_KEY_BYTES, under
+    the request's exact bytes; a larger body (here: padded with spaces) only under the first,
+    and a repeat of it still hits."""
+    with client() as c:
+        local = c.app.state.svc.cache.local  # type: ignore[attr-defined]
+        small = orjson.dumps({"state": dealt})
+        assert c.post("/v1/legal-actions", content=small).headers["x-cache"] == "miss"
+        assert len(local) == 2
+        assert c.post("/v1/legal-actions", content=small).headers["x-cache"] == "hit"
+        big = small[:-1] + b" " * RAW_KEY_BYTES + b"}"
+        view = copy.deepcopy(dealt)
+        view["hands"][0] = {"size": len(dealt["hands"][0])}
+        big_view = orjson.dumps({"state": view})[:-1] + b" " * RAW_KEY_BYTES + b"}"
+        assert c.post("/v1/legal-actions", content=big).headers["x-cache"] == "hit"
+        assert c.post("/v1/legal-actions", content=big_view).headers["x-cache"] == "miss"
+        assert len(local) == 3
+        again = c.post("/v1/legal-actions", content=big_view)
+        assert again.headers["x-cache"] == "hit" and len(local) == 3
+        assert again.content == c.post("/v1/legal-actions", json={"state": view}).content
 
 
 def test_caching_can_be_turned_off(dealt: dict[str, Any]) -> None:
