@@ -9,9 +9,10 @@ in the same run.
 It starts, on loopback only: a redis-server on a free port, and two single-worker services
 (``canasta-referee serve``, BENCH_ECHO=1, LOG_LEVEL=warning): "local" with the default
 in-process cache, and "redis" with the in-process tier off (CACHE_SIZE=0) so every cacheable
-answer goes through Redis. For each operation it measures a cache miss (every request a new
-state: the scores change) and a cache hit (one state), with ``wrk -t1 -c32``, and the echo
-(``POST /v1/echo``: parse the JSON body, answer a small object) with the same body.
+answer goes through Redis; with ``--tiers none``, one that caches nothing (misses only). For
+each operation it measures a cache miss (every request a new state: the scores change) and a
+cache hit (one state), with ``wrk -t1 -c32``, and the echo (``POST /v1/echo``: parse the JSON
+body, answer a small object) with the same body.
 """
 
 from __future__ import annotations
@@ -149,7 +150,8 @@ def _median_row(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def measure(svc: Service, seconds: float, connections: int,
-            ops: set[str] | None = None, rounds: int = 1) -> list[dict[str, Any]]:
+            ops: set[str] | None = None, rounds: int = 1,
+            cases: tuple[str, ...] = ("miss", "hit")) -> list[dict[str, Any]]:
     """Echo, miss and hit of each operation, in ``rounds`` alternating rounds (a slow spell of
     a shared machine then shows in one round, not in one side of the ratio)."""
     rows = []
@@ -162,12 +164,12 @@ def measure(svc: Service, seconds: float, connections: int,
             echo = loaded(svc, "/v1/echo", raw.replace(b"@N@", b"0"), seconds, False,
                           connections)
             runs["echo"].append({**echo, "ratio": 1.0})
-            for case, vary in (("miss", True), ("hit", False)):
-                r = loaded(svc, path, raw, seconds, vary, connections)
+            for case in cases:
+                r = loaded(svc, path, raw, seconds, case == "miss", connections)
                 runs[case].append({**r, "ratio": r["rps"] / echo["rps"]})
         rows.append({"op": "echo", "case": f"same body as {op}", "bytes": len(raw),
                      **_median_row(runs["echo"])})
-        for case in ("miss", "hit"):
+        for case in cases:
             rows.append({"op": op, "case": case, "bytes": len(raw), **_median_row(runs[case])})
     return rows
 
@@ -184,7 +186,9 @@ def main() -> int:
                              "bench/compiled.py when missing), as deploy/Dockerfile does")
     parser.add_argument("--ops", help="comma-separated operations to measure (default: all of "
                         + ", ".join(OPS) + ")")
-    parser.add_argument("--tiers", default="local,redis", help="local, redis or both (default)")
+    parser.add_argument("--tiers", default="local,redis",
+                        help="comma-separated: local, redis (default: both), none (CACHE_SIZE=0 "
+                             "and no Redis: nothing cached, misses only)")
     args = parser.parse_args()
     ops = None if not args.ops else {o.strip() for o in args.ops.split(",")}
     if ops is not None and ops - set(OPS):
@@ -203,14 +207,16 @@ def main() -> int:
     try:
         configs = {"local": {"BENCH_ECHO": "1"},
                    "redis": {"BENCH_ECHO": "1", "CACHE_SIZE": "0", "REDIS_URL": redis.url,
-                             "REDIS_OPS": "validate,legal-actions,check,apply,score"}}
+                             "REDIS_OPS": "validate,legal-actions,check,apply,score"},
+                   "none": {"BENCH_ECHO": "1", "CACHE_SIZE": "0"}}
         for name, env in configs.items():
             if name not in args.tiers.split(","):
                 continue
             svc = Service(env, cwd=cwd).start()
             try:
                 wrk(svc.url + "/v1/echo", b"{}", 1, False, args.connections)  # warm up
-                results[name] = measure(svc, args.seconds, args.connections, ops, args.rounds)
+                results[name] = measure(svc, args.seconds, args.connections, ops, args.rounds,
+                                        ("miss",) if name == "none" else ("miss", "hit"))
             finally:
                 svc.stop()
     finally:
