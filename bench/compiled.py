@@ -7,8 +7,8 @@ tell which engine an interpreter runs.
 `pip install .` installs the compiled engine already (setup.py); this folder is for the benchmarks
 (`bench/engine.py --compiled`, `bench/http.py --compiled`) against a checkout. Put it first on
 PYTHONPATH to use it. The hot modules (`[tool.canasta-referee] mypyc` in pyproject.toml, the list
-setup.py compiles) are compiled; the rest (variants, tables, views) stays Python. Needs mypy (the test
-extras) and a C compiler.
+setup.py compiles) are compiled; the rest (variants, tables, views) stays Python. Needs mypy (the
+test extras) and a C compiler.
 """
 
 from __future__ import annotations
