@@ -114,13 +114,6 @@ def cards_of(counts: Counts) -> tuple[int, ...]:
     return tuple(out)
 
 
-def add(counts: Counts, cards: Iterable[int]) -> Counts:
-    c = list(counts)
-    for card in cards:
-        c[card] = c[card] + 1
-    return tuple(c)
-
-
 def naturals_by_rank(h: Counts) -> list[int]:
     """Number of cards of each rank index 0..12 (twos and threes included); unrolled, as it
     runs for every state."""
