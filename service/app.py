@@ -22,8 +22,8 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import engine
+from engine import wire
 from engine.rules import RuleSet
-from engine.variants import rules_for
 from schema import handlers
 
 from . import logs, openapi
@@ -108,9 +108,8 @@ class Service:
     def rules(data: dict[str, Any]) -> RuleSet | None:
         """The ruleset a validated request's state names, or None when the engine refuses its
         variant or options (it then answers with a problem)."""
-        state = data["state"]
         try:
-            return rules_for(state["variant"], state["options"])
+            return wire.rules_of(data["state"])
         except Exception:
             return None
 
