@@ -8,6 +8,7 @@ service does, from the cache key); without it they look it up.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from . import wire
@@ -116,7 +117,11 @@ def validate(req: Data, lang: str = "en", rules: RuleSet | None = None) -> Data:
     return {"valid": not problems, "problems": [_problem(p, "/state", lang) for p in problems]}
 
 
-def legal_actions(req: Data, lang: str = "en", rules: RuleSet | None = None) -> Data:
+def legal_actions(req: Data, lang: str = "en", rules: RuleSet | None = None,
+                  as_json: Callable[[str], object] | None = None) -> Data:
+    """The seat to move, the phase and every legal action. With ``as_json`` the actions come as
+    ``as_json(their JSON text)`` instead of as data (the service passes ``orjson.Fragment``:
+    a long list is written several times faster than as data, then serialised)."""
     state = _state(req, lang, rules)
     try:
         actions = _legal(state)
@@ -124,7 +129,8 @@ def legal_actions(req: Data, lang: str = "en", rules: RuleSet | None = None) -> 
         raise _hidden(exc.refusal, state.rules, lang) from None
     seat = actions[0].seat if actions and actions[0].seat is not None else state.turn.seat
     return {"seat": seat, "phase": state.turn.phase,
-            "actions": [wire.action_to_data(a) for a in actions]}
+            "actions": as_json(wire.actions_json(actions)) if as_json is not None
+            else [wire.action_to_data(a) for a in actions]}
 
 
 def _actions(req: Data) -> list[Any]:

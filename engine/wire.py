@@ -7,8 +7,9 @@ builds the immutable ``State`` of a valid one; ``state_to_data`` writes canonica
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Iterable
 from operator import itemgetter
-from typing import Any
+from typing import Any, Final
 
 from .cards import (
     _CARD_CODES,
@@ -29,6 +30,7 @@ from .cards import (
     parse_rank,
     rank_code,
 )
+from .legal import LegalActions
 from .play import initial_met, initial_points, meld_shape_refusal
 from .reasons import InvalidState, Problem, Refusal, UnknownRules
 from .rules import RuleSet
@@ -511,6 +513,57 @@ def action_to_data(action: Action) -> Data:
     if seat is not None:
         out["seat"] = seat
     return out
+
+
+_QUOTED: Final = tuple(f'"{code}"' for code in _CARD_CODES)
+
+
+def action_json(action: Action) -> str:
+    """``action_to_data`` as JSON text: the same keys in the same order (kinds, card codes and
+    ranks are plain ASCII, so nothing needs escaping)."""
+    kind, cards, rank, card, allow, seat = action
+    parts = ['{"type":"', kind, '"']
+    if kind == "meld" or kind == "take-pile":
+        parts += [',"cards":[', ",".join([_QUOTED[c] for c in cards]), "]"]
+        if rank is not None and kind == "meld":
+            parts += [',"rank":"', rank_code(rank), '"']
+    if card is not None:
+        parts += [',"card":', _QUOTED[card]]
+    if allow is not None:
+        parts.append(',"allow":true' if allow else ',"allow":false')
+    if seat is not None:
+        parts += [',"seat":', str(seat)]
+    parts.append("}")
+    return "".join(parts)
+
+
+def actions_json(actions: Iterable[Action]) -> str:
+    """A list of actions as JSON text, equal to ``[action_to_data(a) for a in actions]``.
+
+    Legal-action lists are written from their blocks of melds (one prefix of naturals, many
+    choices of wild cards) without building each ``Action``."""
+    if not isinstance(actions, LegalActions):
+        return "[" + ",".join([action_json(a) for a in actions]) + "]"
+    parts = [action_json(a) for a in actions.head]
+    ctx = actions.ctx
+    if actions.blocks:
+        assert ctx is not None
+        wilds = ["".join(["," + _QUOTED[c] for c in w]) for w in actions.wilds]
+        seat = str(ctx.seat)
+        for rank, segments, _ in actions.blocks:
+            naturals = ctx.cards_of_rank(rank)
+            end = '],"rank":"' + rank_code(rank) + '","seat":' + seat + "}"
+            for n, first, k in segments:
+                start = '{"type":"meld","cards":[' + ",".join([_QUOTED[c] for c in naturals[:n]])
+                for w in wilds[first:first + k]:
+                    parts.append(f"{start}{w if n else w[1:]}{end}")
+    parts += [action_json(a) for a in actions.tail]
+    if actions.discards:
+        assert ctx is not None and ctx.hand is not None
+        end = ',"seat":' + str(ctx.seat) + "}"
+        parts += ['{"type":"discard","card":' + _QUOTED[c] + end
+                  for c, n in enumerate(ctx.hand) if n]
+    return "[" + ",".join(parts) + "]"
 
 
 def refusal_data(refusal: Refusal, rules: RuleSet | None, lang: str = "en") -> Data:

@@ -109,10 +109,14 @@ def too_many_actions(lang: str, limit: int = 200) -> Answer:
                    problems=[{"code": "TOO_MANY_ACTIONS", "path": "/actions", "message": detail}])
 
 
-def run(op: str, data: dict[str, Any], lang: str = "en", rules: RuleSet | None = None) -> Answer:
+def run(op: str, data: dict[str, Any], lang: str = "en", rules: RuleSet | None = None,
+        as_json: Callable[[str], object] | None = None) -> Answer:
     """Answer a body operation on its validated request (``model_dump(mode="json")``);
-    ``rules``: the ruleset its state names, when the caller has it already."""
+    ``rules``: the ruleset its state names, when the caller has it already; ``as_json``: see
+    ``engine.api.legal_actions``."""
     try:
+        if as_json is not None and op == "legal-actions":
+            return 200, api.legal_actions(data, lang, rules, as_json)
         if op in _STATE_OPS:
             return 200, _STATE_OPS[op](data, lang, rules)
         return 200, _OPS[op](data, lang)

@@ -138,12 +138,12 @@ class Service:
             return status, render(problem), None
         rules = self.rules(data) if "state" in data else None
         if not cacheable or rules is None:
-            status, answer = handlers.run(op, data, lang, rules)
+            status, answer = handlers.run(op, data, lang, rules, orjson.Fragment)
             return status, render(answer), None
         key = self.key(op, lang, data, rules)
 
         def compute() -> Entry:
-            status, answer = handlers.run(op, data, lang, rules)
+            status, answer = handlers.run(op, data, lang, rules, orjson.Fragment)
             return Entry(status, render(answer))
 
         entry, hit = await self.cache.get(op, key, compute)

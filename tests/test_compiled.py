@@ -20,6 +20,7 @@ from pathlib import Path
 import engine.play
 from bench.compiled import HOT  # the hot modules, as pyproject.toml lists them
 from engine import VARIANTS, rules_for, score_deal, state_to_data
+from engine.wire import actions_json
 from tests.playout import playout
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,6 +40,7 @@ def digest() -> dict[str, str]:
                 for state, actions in playout(rules, seed, check=False):
                     h.update(json.dumps(state_to_data(state), sort_keys=True).encode())
                     h.update(repr(list(actions)).encode())
+                    h.update(actions_json(actions).encode())
                 h.update(json.dumps(score_deal(state).as_dict(), sort_keys=True).encode())
             out[f"{v.id} {options}"] = h.hexdigest()
     return out

@@ -7,12 +7,14 @@ configuration plays a tenth of that.
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
 import pytest
 
 from engine import VARIANTS, rules_for
+from engine.wire import action_to_data, actions_json
 from tests.playout import playout
 
 DEALS = int(os.environ.get("CANASTA_PLAYOUTS", "1000"))
@@ -79,3 +81,18 @@ def test_legal_actions_are_exactly_what_apply_accepts(variant: str, options: dic
     for seed in range(10_000, 10_000 + max(3, DEALS // 200)):
         for _ in playout(rules, seed, exhaustive=True, eager=seed % 2 == 1):
             pass
+
+
+@pytest.mark.parametrize(("variant", "options"), CONFIGS,
+                         ids=[f"{v}-{'-'.join(f'{k}={x}' for k, x in o.items()) or 'default'}"
+                              for v, o in CONFIGS])
+def test_actions_json_is_the_actions_written_as_data(variant: str, options: dict[str, Any]) -> None:
+    """The service writes legal-action lists as JSON text from their blocks of melds
+    (``engine.wire.actions_json``): byte for byte what writing each action as data gives, on
+    the lazy list and on a plain list of the same actions."""
+    rules = rules_for(variant, options)
+    for seed in range(60_000, 60_000 + EAGER):
+        for _, actions in playout(rules, seed, check=False, eager=True):
+            as_data = json.dumps([action_to_data(a) for a in actions], separators=(",", ":"))
+            assert actions_json(actions) == as_data
+            assert actions_json(list(actions)) == as_data

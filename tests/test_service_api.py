@@ -15,10 +15,12 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 import engine
+from engine import api
 from schema.models import EXAMPLE_STATE
 from service.app import ENGINE_ID, RAW_KEY_BYTES, create_app, language
 from service.openapi import COMMITTED
 from service.settings import Settings
+from tests.playout import playout
 
 DE = {"Accept-Language": "de-DE,de;q=0.9,en;q=0.5"}
 
@@ -99,6 +101,23 @@ def test_legal_actions(http: TestClient, dealt: dict[str, Any]) -> None:
     body = r.json()
     assert body["seat"] == 0 and body["phase"] == "draw"
     assert {"type": "draw", "seat": 0} in body["actions"]
+
+
+def test_legal_actions_written_as_text_are_the_engine_answer(http: TestClient) -> None:
+    """The service writes long action lists as JSON text (``engine.wire.actions_json``): its
+    answer is byte for byte the engine's answer as data, serialised (six players, mid-deal,
+    where melds with every choice of wild cards make lists of a hundred actions and more)."""
+    rules = engine.rules_for("classic", {"players": 6})
+    seen = 0
+    for state, actions in playout(rules, 7, check=False, eager=True):
+        if state.turn.phase != "play" or len(actions) < 20:
+            continue
+        data = {"state": engine.state_to_data(state)}
+        r = http.post("/v1/legal-actions", json=data)
+        assert r.status_code == 200 and r.headers["x-cache"] == "miss"
+        assert r.content == orjson.dumps(api.legal_actions(data))
+        seen += 1
+    assert seen >= 5
 
 
 def test_check_legal_and_illegal_in_both_languages(http: TestClient,
