@@ -8,7 +8,7 @@ import gc
 import hashlib
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -113,11 +113,20 @@ class Service:
         except Exception:
             return None
 
-    def key(self, op: str, lang: str, data: dict[str, Any], rules: RuleSet) -> str:
-        """The cache key of a validated request whose state names ``rules``."""
-        # keys come in one order already (``handlers.request_data``): no sorting needed
-        digest = hashlib.sha256(orjson.dumps(data)).hexdigest()[:40]
+    @staticmethod
+    def key(op: str, lang: str, canonical: bytes, rules: RuleSet) -> str:
+        """The shared (Redis) key of a canonical request whose state names ``rules``."""
+        digest = hashlib.sha256(canonical).hexdigest()[:40]
         return f"canasta:{ENGINE_ID}:{op}:{lang}:{rules.id}:{rules.fingerprint}:{digest}"
+
+    @staticmethod
+    def local_key(op: str, lang: str, canonical: bytes) -> Hashable:
+        """The in-process key of a canonical request: the bytes themselves (up to
+        ``RAW_KEY_BYTES``, else their SHA-256). One process runs one engine, and the bytes name
+        the variant and its options, so the key holds everything the shared key spells out."""
+        if len(canonical) > RAW_KEY_BYTES:
+            return (op, lang, hashlib.sha256(canonical).digest())
+        return (op, lang, canonical)
 
     async def answer(self, op: str, body: bytes, lang: str) -> tuple[int, bytes, str | None]:
         """Status, rendered answer and ``hit``/``miss`` (None when not cacheable)."""
@@ -140,14 +149,18 @@ class Service:
         if not cacheable or rules is None:
             status, answer = handlers.run(op, data, lang, rules, orjson.Fragment)
             return status, render(answer), None
-        key = self.key(op, lang, data, rules)
+        # keys come in one order already (``handlers.request_data``): no sorting needed
+        canonical = orjson.dumps(data)
+        key = self.local_key(op, lang, canonical)
+        shared = self.key(op, lang, canonical, rules) if self.cache.uses_redis(op) else None
 
         def compute() -> Entry:
             status, answer = handlers.run(op, data, lang, rules, orjson.Fragment)
             return Entry(status, render(answer))
 
-        entry, hit = await self.cache.get(op, key, compute)
-        if raw_key is not None:
+        # a body already canonical was looked up under this very key
+        entry, hit = await self.cache.get(op, key, compute, shared, looked=key == raw_key)
+        if raw_key is not None and key != raw_key:
             self.cache.local.put(raw_key, entry)
         return entry.status, entry.body, "hit" if hit else "miss"
 

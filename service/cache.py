@@ -127,7 +127,7 @@ class Cache:
         self.local = LRU(settings.cache_size, settings.cache_ttl)
         self.breaker = Breaker(settings.redis_breaker_failures, settings.redis_breaker_seconds)
         self._redis: Redis | RedisCluster | None = None
-        self._flights: dict[str, asyncio.Future[Entry]] = {}
+        self._flights: dict[Hashable, asyncio.Future[Entry]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
     @property
@@ -140,28 +140,32 @@ class Cache:
     def uses_redis(self, op: str) -> bool:
         return bool(self.settings.redis_url) and op in self.settings.redis_ops
 
-    async def get(self, op: str, key: str, compute: Callable[[], Entry]) -> tuple[Entry, bool]:
-        """The cached answer for ``key`` (and True), or ``compute()``'s (and False)."""
-        entry = self.local.get(key)
-        if entry is not None:
-            self.metrics.of(self.metrics.cache_hits, op, "local").inc()
-            return entry, True
-        if self.uses_redis(op):
-            return await self._shared(op, key, compute)
+    async def get(self, op: str, key: Hashable, compute: Callable[[], Entry],
+                  shared: str | None = None, looked: bool = False) -> tuple[Entry, bool]:
+        """The cached answer (and True), or ``compute()``'s (and False). ``key``: the
+        in-process key; ``shared``: the Redis key (None: Redis is not asked); ``looked``: the
+        caller has just missed ``key`` in the in-process tier."""
+        if not looked:
+            entry = self.local.get(key)
+            if entry is not None:
+                self.metrics.of(self.metrics.cache_hits, op, "local").inc()
+                return entry, True
+        if shared is not None and self.uses_redis(op):
+            return await self._shared(op, key, shared, compute)
         # nothing is awaited: no identical request can come between the look-up and the put
         return self._computed(op, key, compute), False
 
-    def _computed(self, op: str, key: str, compute: Callable[[], Entry]) -> Entry:
+    def _computed(self, op: str, key: Hashable, compute: Callable[[], Entry]) -> Entry:
         entry = compute()
         self.metrics.of(self.metrics.cache_misses, op).inc()
         self.local.put(key, entry)
         return entry
 
-    async def _shared(self, op: str, key: str,
+    async def _shared(self, op: str, local: Hashable, shared: str,
                       compute: Callable[[], Entry]) -> tuple[Entry, bool]:
-        """From Redis, else computed and stored; identical requests that come while the first
-        waits for Redis get its answer."""
-        flight = self._flights.get(key)
+        """From Redis (``shared``), else computed; stored under ``local`` in process. Identical
+        requests that come while the first waits for Redis get its answer."""
+        flight = self._flights.get(local)
         if flight is not None:
             try:
                 entry = await asyncio.shield(flight)
@@ -171,16 +175,16 @@ class Cache:
                 self.metrics.of(self.metrics.cache_hits, op, "flight").inc()
                 return entry, True
         future: asyncio.Future[Entry] = asyncio.get_running_loop().create_future()
-        self._flights[key] = future
+        self._flights[local] = future
         try:
-            entry = await self._redis_get(op, key)
+            entry = await self._redis_get(op, shared)
             hit = entry is not None
             if entry is not None:
                 self.metrics.of(self.metrics.cache_hits, op, "redis").inc()
-                self.local.put(key, entry)
+                self.local.put(local, entry)
             else:
-                entry = self._computed(op, key, compute)
-                self._spawn(self._redis_set(op, key, entry))
+                entry = self._computed(op, local, compute)
+                self._spawn(self._redis_set(op, shared, entry))
             future.set_result(entry)
             return entry, hit
         except BaseException as exc:
@@ -189,8 +193,8 @@ class Cache:
                 future.exception()  # retrieved: waiters compute on their own
             raise
         finally:
-            if self._flights.get(key) is future:
-                del self._flights[key]
+            if self._flights.get(local) is future:
+                del self._flights[local]
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(coro)

@@ -16,6 +16,7 @@ from starlette.testclient import TestClient
 
 import engine
 from engine import api
+from schema import handlers
 from schema.models import EXAMPLE_STATE
 from service.app import ENGINE_ID, RAW_KEY_BYTES, create_app, language
 from service.openapi import COMMITTED
@@ -309,15 +310,23 @@ def test_x_cache_miss_then_hit_and_keys_that_must_differ(dealt: dict[str, Any]) 
 
 
 def test_the_exact_bytes_of_small_bodies_are_a_second_key(dealt: dict[str, Any]) -> None:
-    """An answer is stored under its canonical key and, for bodies up to RAW_KEY_BYTES, under
-    the request's exact bytes; a larger body (here: padded with spaces) only under the first,
-    and a repeat of it still hits."""
+    """In process an answer is stored under its canonical request's bytes and, for bodies up to
+    RAW_KEY_BYTES written otherwise, under the request's exact bytes too; a body already in
+    canonical form makes one entry; a larger body (here: padded with spaces) only the
+    canonical one, and a repeat of it still hits."""
     with client() as c:
-        local = c.app.state.svc.cache.local  # type: ignore[attr-defined]
+        svc = c.app.state.svc  # type: ignore[attr-defined]
+        local = svc.cache.local
         small = orjson.dumps({"state": dealt})
         assert c.post("/v1/legal-actions", content=small).headers["x-cache"] == "miss"
         assert len(local) == 2
         assert c.post("/v1/legal-actions", content=small).headers["x-cache"] == "hit"
+        data = handlers.request_data("legal-actions", small)
+        assert isinstance(data, dict)
+        canonical = orjson.dumps(data)
+        assert canonical != small
+        assert c.post("/v1/legal-actions", content=canonical).headers["x-cache"] == "hit"
+        assert len(local) == 2  # the canonical bytes are the canonical key itself
         big = small[:-1] + b" " * RAW_KEY_BYTES + b"}"
         view = copy.deepcopy(dealt)
         view["hands"][0] = {"size": len(dealt["hands"][0])}
@@ -328,6 +337,27 @@ def test_the_exact_bytes_of_small_bodies_are_a_second_key(dealt: dict[str, Any])
         again = c.post("/v1/legal-actions", content=big_view)
         assert again.headers["x-cache"] == "hit" and len(local) == 3
         assert again.content == c.post("/v1/legal-actions", json={"state": view}).content
+        fresh = copy.deepcopy(dealt)
+        fresh["scores"][0] += 5
+        body = handlers.request_data("legal-actions", orjson.dumps({"state": fresh}))
+        assert isinstance(body, dict)
+        assert c.post("/v1/legal-actions", content=orjson.dumps(body)).headers["x-cache"] == "miss"
+        assert len(local) == 5  # the view sent as JSON made a fourth; a canonical body one more
+
+
+def test_long_canonical_requests_are_keyed_by_their_digest_in_process(
+        dealt: dict[str, Any]) -> None:
+    """A canonical request over RAW_KEY_BYTES (200 actions) is kept in process under its
+    SHA-256, not its bytes, and a repeat of it hits."""
+    hand = dealt["hands"][dealt["turn"]["seat"]]
+    body = {"state": dealt, "actions": [{"type": "meld", "cards": hand, "rank": "K"}] * 200}
+    with client() as c:
+        keys = c.app.state.svc.cache.local._data  # type: ignore[attr-defined]
+        first = c.post("/v1/check", json=body)
+        assert first.status_code == 200 and first.headers["x-cache"] == "miss"
+        assert [len(k[2]) for k in keys] == [32]  # no raw-body key either: the body is too long
+        again = c.post("/v1/check", json=body)
+        assert again.headers["x-cache"] == "hit" and again.content == first.content
 
 
 def test_caching_can_be_turned_off(dealt: dict[str, Any]) -> None:

@@ -77,8 +77,8 @@ def test_identical_concurrent_requests_are_computed_once() -> None:
 
     async def both() -> list[tuple[Entry, bool]]:
         try:
-            return list(await asyncio.gather(cache.get("check", "k", compute),
-                                             cache.get("check", "k", compute)))
+            return list(await asyncio.gather(cache.get("check", "k", compute, "canasta:k"),
+                                             cache.get("check", "k", compute, "canasta:k")))
         finally:
             await cache.close()
 
