@@ -105,21 +105,36 @@ class LegalActions(Sequence[Action]):
 
     def __iter__(self) -> Iterator[Action]:
         yield from self.head
-        ctx = self.ctx
         if self.blocks:
-            assert ctx is not None
-            seat, wilds = ctx.seat, self.wilds
-            for rank, segments, _ in self.blocks:
-                naturals = ctx.cards_of_rank(rank)
-                for n, first, k in segments:
-                    base = tuple(naturals[:n])
-                    for w in wilds[first:first + k]:
-                        yield Action("meld", base + w, rank, None, None, seat)
+            assert self.ctx is not None
+            seat, wilds = self.ctx.seat, self.wilds
+            for rank, base, first, k in self.meld_segments():
+                for w in wilds[first:first + k]:
+                    yield Action("meld", base + w, rank, None, None, seat)
         yield from self.tail
         if self.discards:
-            assert ctx is not None and ctx.hand is not None
-            table = _DISCARD[ctx.seat]
-            yield from [table[c] for c, n in enumerate(ctx.hand) if n]
+            assert self.ctx is not None
+            table = _DISCARD[self.ctx.seat]
+            yield from [table[c] for c in self.discard_cards()]
+
+    def meld_segments(self) -> list[tuple[int, tuple[int, ...], int, int]]:
+        """The melds kept as blocks, by segment: the rank, the natural cards every meld of the
+        segment starts with, and the slice ``first:first + k`` of ``wilds`` that completes them
+        one by one."""
+        out: list[tuple[int, tuple[int, ...], int, int]] = []
+        ctx = self.ctx
+        for rank, segments, _ in self.blocks:
+            assert ctx is not None
+            naturals = ctx.cards_of_rank(rank)
+            out += [(rank, tuple(naturals[:n]), first, k) for n, first, k in segments]
+        return out
+
+    def discard_cards(self) -> list[int]:
+        """The cards listed as discards without judging (every distinct card of the hand)."""
+        if not self.discards:
+            return []
+        assert self.ctx is not None and self.ctx.hand is not None
+        return [c for c, n in enumerate(self.ctx.hand) if n]
 
     def __contains__(self, action: object) -> bool:
         if not isinstance(action, Action) or self.ctx is None:

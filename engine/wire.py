@@ -550,19 +550,18 @@ def actions_json(actions: Iterable[Action]) -> str:
         assert ctx is not None
         wilds = ["".join(["," + _QUOTED[c] for c in w]) for w in actions.wilds]
         seat = str(ctx.seat)
-        for rank, segments, _ in actions.blocks:
-            naturals = ctx.cards_of_rank(rank)
-            end = '],"rank":"' + rank_code(rank) + '","seat":' + seat + "}"
-            for n, first, k in segments:
-                start = '{"type":"meld","cards":[' + ",".join([_QUOTED[c] for c in naturals[:n]])
-                for w in wilds[first:first + k]:
-                    parts.append(f"{start}{w if n else w[1:]}{end}")
+        end, end_rank = "", 0
+        for rank, base, first, k in actions.meld_segments():
+            start = '{"type":"meld","cards":[' + ",".join([_QUOTED[c] for c in base])
+            if rank != end_rank or not end:  # a rank's segments come one after another
+                end, end_rank = '],"rank":"' + rank_code(rank) + '","seat":' + seat + "}", rank
+            for w in wilds[first:first + k]:
+                parts.append(f"{start}{w if base else w[1:]}{end}")
     parts += [action_json(a) for a in actions.tail]
     if actions.discards:
-        assert ctx is not None and ctx.hand is not None
+        assert ctx is not None
         end = ',"seat":' + str(ctx.seat) + "}"
-        parts += ['{"type":"discard","card":' + _QUOTED[c] + end
-                  for c, n in enumerate(ctx.hand) if n]
+        parts += ['{"type":"discard","card":' + _QUOTED[c] + end for c in actions.discard_cards()]
     return "[" + ",".join(parts) + "]"
 
 

@@ -2,8 +2,9 @@
 once; short Redis timeouts and a circuit breaker, so a slow or dead Redis only means computing.
 
 Values are rendered answers (status and JSON bytes), so a hit costs no serialisation. Keys are
-built by the caller (``service.app``) from the engine id, the operation, the language, the
-variant fingerprint and a hash of the canonical request.
+built by the caller (``service.app``): in process, the operation, the language and the canonical
+request; in Redis, the engine id, the operation, the language, the variant fingerprint and a
+hash of the canonical request.
 """
 
 from __future__ import annotations
