@@ -315,8 +315,7 @@ def test_the_exact_bytes_of_small_bodies_are_a_second_key(dealt: dict[str, Any])
     canonical form makes one entry; a larger body (here: padded with spaces) only the
     canonical one, and a repeat of it still hits."""
     with client() as c:
-        svc = c.app.state.svc  # type: ignore[attr-defined]
-        local = svc.cache.local
+        local = c.app.state.svc.cache.local  # type: ignore[attr-defined]
         small = orjson.dumps({"state": dealt})
         assert c.post("/v1/legal-actions", content=small).headers["x-cache"] == "miss"
         assert len(local) == 2
