@@ -533,6 +533,28 @@ def test_graphql_catalogue_and_deal(http: TestClient, dealt: dict[str, Any]) -> 
     assert d["deal"]["code"] == "SEAT_OUT_OF_RANGE" and d["deal"]["problems"][0]["path"] == "/dealer"
 
 
+def test_graphql_typed_actions_and_actions_json_are_the_rest_list(http: TestClient) -> None:
+    """``legalActions``: the typed list (built only when selected) and ``actionsJson`` give the
+    REST answer's actions, on six-player mid-deal states with long lists."""
+    q = ("query($s: JSON!) { legalActions(state: $s) { __typename ... on LegalActions {"
+         " %s } } }")
+    rules = engine.rules_for("classic", {"players": 6})
+    seen = 0
+    for state, actions in playout(rules, 3, check=False, eager=True):
+        if state.turn.phase != "play" or len(actions) < 30 or seen == 3:
+            continue
+        data = engine.state_to_data(state)
+        rest = http.post("/v1/legal-actions", json={"state": data}).json()["actions"]
+        typed = gql(http, q % "actions { type seat cards card rank allow }", s=data)
+        listed = [{k: v for k, v in a.items() if v is not None}
+                  for a in typed["legalActions"]["actions"]]
+        assert listed == rest
+        only_json = gql(http, q % "actionsJson", s=data)["legalActions"]
+        assert only_json == {"__typename": "LegalActions", "actionsJson": rest}
+        seen += 1
+    assert seen == 3
+
+
 def test_graphql_rules_operations(http: TestClient, dealt: dict[str, Any]) -> None:
     q = ("query($s: JSON!) {"
          " validate(state: $s) { __typename ... on Validation { valid problems { code path } } }"
