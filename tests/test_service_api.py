@@ -611,6 +611,12 @@ def test_graphql_limits_and_transport_errors(http: TestClient) -> None:
     assert p["detail"].startswith("Keine GraphQL-Anfrage")
     is_problem(http.post("/graphql", content=b"{}", headers={"content-type": "text/plain"}), 400,
                "BAD_GRAPHQL_REQUEST")
+    # JSON nested deeper than any parser should recurse (stdlib json raised RecursionError: 500)
+    deep = b'{"query": "{ variants { id } }", "variables": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    is_problem(http.post("/graphql", content=deep, headers={"content-type": "application/json"}),
+               400, "BAD_GRAPHQL_REQUEST")
+    is_problem(http.post("/v1/legal-actions", content=b'{"state": ' + b"[" * 5000 + b"]" * 5000
+                         + b"}"), 422, "MALFORMED_REQUEST")
     is_problem(http.put("/graphql"), 405, "METHOD_NOT_ALLOWED")
     r = http.get("/graphql", params={"query": "{ variants { id } }"})
     assert r.status_code == 200 and r.json()["data"]["variants"]
