@@ -101,6 +101,15 @@ def request_data(op: str, body: bytes | str | None, lang: str = "en") -> dict[st
     return data
 
 
+def too_deep(lang: str) -> Answer:
+    """The 422 problem of a request nested deeper than it can be written as JSON (GraphQL
+    passes JSON variables on as a REST body)."""
+    detail = ("Die Anfrage ist zu tief verschachtelt." if lang == "de"
+              else "The request is nested too deeply.")
+    return problem(422, "MALFORMED_REQUEST", detail,
+                   problems=[{"code": "BAD_VALUE", "path": "", "message": detail}])
+
+
 def too_many_actions(lang: str, limit: int = 200) -> Answer:
     """The 422 problem of a request with more actions than allowed."""
     detail = (f"Höchstens {limit} Aktionen pro Anfrage." if lang == "de"

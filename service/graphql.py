@@ -250,7 +250,13 @@ def _actions(actions: list[ActionInput]) -> list[Data]:
 
 async def _ask(info: strawberry.Info, op: str, body: Data) -> tuple[int, Data]:
     svc: Service = info.context["svc"]
-    status, content, _ = await svc.answer(op, orjson.dumps(body), info.context["lang"])
+    try:
+        raw = orjson.dumps(body)
+    except orjson.JSONEncodeError:  # nested deeper than orjson writes (254 levels)
+        from schema import handlers
+
+        return handlers.too_deep(info.context["lang"])
+    status, content, _ = await svc.answer(op, raw, info.context["lang"])
     answer: Data = orjson.loads(content)
     return status, answer
 

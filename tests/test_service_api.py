@@ -617,6 +617,13 @@ def test_graphql_limits_and_transport_errors(http: TestClient) -> None:
                400, "BAD_GRAPHQL_REQUEST")
     is_problem(http.post("/v1/legal-actions", content=b'{"state": ' + b"[" * 5000 + b"]" * 5000
                          + b"}"), 422, "MALFORMED_REQUEST")
+    # a JSON variable too deep to pass on as a REST body: a Problem, not a top-level error
+    q = "query($s: JSON!) { legalActions(state: $s) { __typename " + PROBLEM + " } }"
+    for lang in ("en", "de"):
+        deep_state = json.loads("[" * 300 + "]" * 300)
+        d = gql(http, q, lang, s=deep_state)["legalActions"]
+        assert d["__typename"] == "Problem" and d["code"] == "MALFORMED_REQUEST"
+        assert d["problems"][0]["path"] == "" and d["status"] == 422
     is_problem(http.put("/graphql"), 405, "METHOD_NOT_ALLOWED")
     r = http.get("/graphql", params={"query": "{ variants { id } }"})
     assert r.status_code == 200 and r.json()["data"]["variants"]
