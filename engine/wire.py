@@ -550,10 +550,10 @@ def actions_json(actions: Iterable[Action]) -> str:
         assert ctx is not None
         wilds = ["".join(["," + _QUOTED[c] for c in w]) for w in actions.wilds]
         seat = str(ctx.seat)
-        end, end_rank = "", 0
+        end, end_rank = "", None
         for rank, base, first, k in actions.meld_segments():
             start = '{"type":"meld","cards":[' + ",".join([_QUOTED[c] for c in base])
-            if rank != end_rank or not end:  # a rank's segments come one after another
+            if rank != end_rank:  # a rank's segments come one after another
                 end, end_rank = '],"rank":"' + rank_code(rank) + '","seat":' + seat + "}", rank
             for w in wilds[first:first + k]:
                 parts.append(f"{start}{w if base else w[1:]}{end}")

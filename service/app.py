@@ -130,8 +130,8 @@ class Service:
 
     async def answer(self, op: str, body: bytes, lang: str) -> tuple[int, bytes, str | None]:
         """Status, rendered answer and ``hit``/``miss`` (None when not cacheable)."""
-        cacheable = op in self.settings.cache_ops and (self.settings.cache_size > 0
-                                                        or self.cache.uses_redis(op))
+        redis = self.cache.uses_redis(op)
+        cacheable = op in self.settings.cache_ops and (self.settings.cache_size > 0 or redis)
         raw_key = None
         if cacheable and len(body) <= RAW_KEY_BYTES:  # the same bytes seen before: no validation
             raw_key = (op, lang, body)  # the bytes themselves: no digest to compute, none to collide
@@ -152,7 +152,7 @@ class Service:
         # keys come in one order already (``handlers.request_data``): no sorting needed
         canonical = orjson.dumps(data)
         key = self.local_key(op, lang, canonical)
-        shared = self.key(op, lang, canonical, rules) if self.cache.uses_redis(op) else None
+        shared = self.key(op, lang, canonical, rules) if redis else None
 
         def compute() -> Entry:
             status, answer = handlers.run(op, data, lang, rules, orjson.Fragment)

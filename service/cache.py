@@ -151,7 +151,7 @@ class Cache:
             if entry is not None:
                 self.metrics.of(self.metrics.cache_hits, op, "local").inc()
                 return entry, True
-        if shared is not None and self.uses_redis(op):
+        if shared is not None:
             return await self._shared(op, key, shared, compute)
         # nothing is awaited: no identical request can come between the look-up and the put
         return self._computed(op, key, compute), False
