@@ -108,26 +108,25 @@ class LegalActions(Sequence[Action]):
         if self.blocks:
             assert self.ctx is not None
             seat, wilds = self.ctx.seat, self.wilds
-            for rank, base, first, k in self.meld_segments():
-                for w in wilds[first:first + k]:
-                    yield Action("meld", base + w, rank, None, None, seat)
+            for rank, naturals, segments in self.meld_blocks():
+                for n, first, k in segments:
+                    base = tuple(naturals[:n])
+                    for w in wilds[first:first + k]:
+                        yield Action("meld", base + w, rank, None, None, seat)
         yield from self.tail
         if self.discards:
             assert self.ctx is not None
             table = _DISCARD[self.ctx.seat]
             yield from [table[c] for c in self.discard_cards()]
 
-    def meld_segments(self) -> list[tuple[int, tuple[int, ...], int, int]]:
-        """The melds kept as blocks, by segment: the rank, the natural cards every meld of the
-        segment starts with, and the slice ``first:first + k`` of ``wilds`` that completes them
-        one by one."""
-        out: list[tuple[int, tuple[int, ...], int, int]] = []
+    def meld_blocks(self) -> list[tuple[int, list[int], list[tuple[int, int, int]]]]:
+        """The melds kept as blocks: the rank, the hand's natural cards of it, and segments
+        ``(n, first, k)``: every meld of a segment starts with the first ``n`` naturals, and the
+        slice ``first:first + k`` of ``wilds`` completes them one by one."""
         ctx = self.ctx
-        for rank, segments, _ in self.blocks:
-            assert ctx is not None
-            naturals = ctx.cards_of_rank(rank)
-            out += [(rank, tuple(naturals[:n]), first, k) for n, first, k in segments]
-        return out
+        if ctx is None:
+            return []
+        return [(rank, ctx.cards_of_rank(rank), segments) for rank, segments, _ in self.blocks]
 
     def discard_cards(self) -> list[int]:
         """The cards listed as discards without judging (every distinct card of the hand)."""

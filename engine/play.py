@@ -113,8 +113,8 @@ class Ctx:
         assert hand is not None
         out: list[int] = []
         for c in range(rank * 4, rank * 4 + 4):
-            if hand[c]:
-                out.extend((c,) * hand[c])
+            for _ in range(hand[c]):  # a native loop compiled; ``(c,) * n`` is a generic call
+                out.append(c)
         return out
 
 

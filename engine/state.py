@@ -18,6 +18,9 @@ ANSWER: Final = "answer"
 OVER: Final = "over"
 _WILD_CARDS: Final = frozenset(c for c in range(JOKER + 1) if is_wild(c))
 _RED_THREES: Final = frozenset(c for c in range(JOKER + 1) if is_red_three(c))
+# a named tuple's own ``__new__`` is Python (a frame per call, even compiled): hot code makes
+# its tuples with ``tuple.__new__``, the C function that one calls
+_new: Final = tuple.__new__
 
 
 class Meld(NamedTuple):
@@ -32,7 +35,8 @@ class Meld(NamedTuple):
     def of(rank: int, cards: tuple[int, ...] | list[int]) -> Meld:
         ordered = tuple(sorted(cards))  # twos (cards 0-3) first, jokers last
         wilds = bisect_left(ordered, 4) + ordered.count(JOKER)
-        return Meld(rank, ordered, len(ordered) - wilds, wilds)
+        meld: Meld = _new(Meld, (rank, ordered, len(ordered) - wilds, wilds))
+        return meld
 
     def plus(self, cards: tuple[int, ...]) -> Meld:
         return Meld.of(self.rank, self.cards + cards)

@@ -16,6 +16,7 @@ from .cards import (
     _CODE_TO_CARD,
     JOKER,
     N_CARDS,
+    RANKS,
     REAL,
     THREE,
     WILD_RANK,
@@ -516,6 +517,10 @@ def action_to_data(action: Action) -> Data:
 
 
 _QUOTED: Final = tuple(f'"{code}"' for code in _CARD_CODES)
+# the text of a meld of naturals (and wild cards) after its cards, with the comma that follows
+# it, by seat and rank
+_MELD_ENDS: Final = [{r: f'],"rank":"{rank_code(r)}","seat":{s}}},' for r in range(len(RANKS))}
+                     for s in range(8)]
 
 
 def action_json(action: Action) -> str:
@@ -541,28 +546,40 @@ def actions_json(actions: Iterable[Action]) -> str:
     """A list of actions as JSON text, equal to ``[action_to_data(a) for a in actions]``.
 
     Legal-action lists are written from their blocks of melds (one prefix of naturals, many
-    choices of wild cards) without building each ``Action``."""
+    choices of wild cards) without building each ``Action``, and a segment of melds with one
+    join: no string per action."""
     if not isinstance(actions, LegalActions):
         return "[" + ",".join([action_json(a) for a in actions]) + "]"
-    parts = [action_json(a) for a in actions.head]
+    parts = ["["]  # each action's pieces end with a comma; the last one's becomes "]"
+    for a in actions.head:
+        parts += [action_json(a), ","]
     ctx = actions.ctx
     if actions.blocks:
         assert ctx is not None
-        wilds = ["".join(["," + _QUOTED[c] for c in w]) for w in actions.wilds]
-        seat = str(ctx.seat)
-        end, end_rank = "", None
-        for rank, base, first, k in actions.meld_segments():
-            start = '{"type":"meld","cards":[' + ",".join([_QUOTED[c] for c in base])
-            if rank != end_rank:  # a rank's segments come one after another
-                end, end_rank = '],"rank":"' + rank_code(rank) + '","seat":' + seat + "}", rank
-            for w in wilds[first:first + k]:
-                parts.append(f"{start}{w if base else w[1:]}{end}")
-    parts += [action_json(a) for a in actions.tail]
+        after = ["".join(["," + _QUOTED[c] for c in w]) for w in actions.wilds]  # naturals
+        alone = [w[1:] for w in after]  # no naturals before them (twos added to a meld)
+        ends = _MELD_ENDS[ctx.seat]
+        for rank, naturals, segments in actions.meld_blocks():
+            codes = [_QUOTED[c] for c in naturals]
+            end = ends[rank]
+            for n, first, k in segments:
+                start = '{"type":"meld","cards":[' + ",".join(codes[:n])
+                # the segment's melds share their start and end: one join writes them all
+                parts += [start, (end + start).join((after if n else alone)[first:first + k]),
+                          end]
+    for a in actions.tail:
+        parts += [action_json(a), ","]
     if actions.discards:
         assert ctx is not None
-        end = ',"seat":' + str(ctx.seat) + "}"
-        parts += ['{"type":"discard","card":' + _QUOTED[c] + end for c in actions.discard_cards()]
-    return "[" + ",".join(parts) + "]"
+        end = ',"seat":' + str(ctx.seat) + "},"
+        for c in actions.discard_cards():
+            parts.append('{"type":"discard","card":')
+            parts.append(_QUOTED[c])
+            parts.append(end)
+    if len(parts) == 1:
+        return "[]"
+    parts[-1] = parts[-1][:-1] + "]"  # the last comma
+    return "".join(parts)
 
 
 def refusal_data(refusal: Refusal, rules: RuleSet | None, lang: str = "en") -> Data:

@@ -7,8 +7,12 @@ import copy
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from engine import api, rules_for, state_to_data
+from engine.cards import JOKER, N_CARDS
+from engine.wire import _too_many_copies
 from tests.playout import playout
 
 
@@ -76,6 +80,32 @@ def test_the_third_copy_is_reported_at_its_own_path() -> None:
     before = sum(h.count(hand_card) for h in state["hands"][:seat + 1] if isinstance(h, list))
     third = len(state["hands"][seat]) + 2 - before  # two packs: two copies met before it
     assert ("TOO_MANY_COPIES", f"/state/hands/{seat}/{third}") in problems(twice)
+
+
+@given(st.sampled_from([2, 6]),
+       st.lists(st.lists(st.integers(0, N_CARDS - 1), max_size=40), max_size=6))
+def test_too_many_copies_is_a_count_beyond_the_deck(players: int, groups: list[list[int]]) -> None:
+    """The quick check that starts the copy report agrees with counting each card against the
+    deck's copies of it, jokers apart (VARIANTS.md classic, player table: two packs and four
+    jokers; six players: three packs and six jokers)."""
+    rules = rules_for("classic", {"players": players})
+    counted = [sum(g.count(card) for g in groups) for card in range(N_CARDS)]
+    expected = any(n > (rules.jokers if card == JOKER else rules.packs)
+                   for card, n in enumerate(counted))
+    seen = [("/hands", i, "", tuple(g)) for i, g in enumerate(groups)]
+    assert _too_many_copies(rules, seen) == expected
+
+
+def test_a_fifth_joker_is_reported() -> None:
+    """Two packs hold four jokers (pagat "The Cards")."""
+    state = copy.deepcopy(STATES[0])
+    seat = first_known_hand(state)
+    state["hands"][seat].append("JK")
+    jokers = sum(h.count("JK") for h in state["hands"] if isinstance(h, list)) + sum(
+        m["cards"].count("JK") for side in state["melds"] for m in side) + state["stock"].count(
+        "JK") + (state["discard"].count("JK") if isinstance(state["discard"], list) else 0)
+    assert jokers == 5
+    assert any(code == "TOO_MANY_COPIES" for code, _ in problems(state))
 
 
 def test_a_missing_card_is_a_count_mismatch() -> None:
