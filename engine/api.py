@@ -93,7 +93,7 @@ def variant(variant_id: str, options: Data | None = None) -> Data:
 
 def deal(req: Data, lang: str = "en") -> Data:
     try:
-        rules = rules_for(str(req.get("variant", "classic")), dict(req.get("options") or {}))
+        rules = wire.rules_of(req)
     except UnknownRules as exc:
         raise _rules_error(exc, "", lang) from None
     dealer = req.get("dealer", 0)

@@ -29,7 +29,7 @@ from .cards import (
     rank_code,
 )
 from .reasons import IllegalAction, Refusal
-from .state import ANSWER, DRAW, EMPTY_PILE, OVER, PLAY, Action, Meld, Pile, State, Turn
+from .state import ANSWER, DRAW, EMPTY_PILE, OVER, PLAY, Action, Meld, Pile, State, Turn, meld_of
 
 Event = dict[str, Any]
 
@@ -422,7 +422,7 @@ def _judge_take(ctx: Ctx, action: Action) -> Plan | Refusal:
         return _r("PILE_NEEDS_NATURAL_PAIR", rank=rank_code(rank))
     elif naturals == 0:
         return _r("PILE_CARDS_DO_NOT_MATCH", top=card_code(top))
-    meld = existing.plus((top, *cards)) if existing else Meld.of(rank, (top, *cards))
+    meld = existing.plus((top, *cards)) if existing else meld_of(rank, (top, *cards))
     bad = meld_shape_refusal(rules, rank, meld.naturals, meld.wilds)
     if bad:
         return bad
@@ -491,12 +491,12 @@ def _judge_meld(ctx: Ctx, action: Action) -> Plan | Refusal:
             return _r("NOT_A_SUIT_SEQUENCE")
         rank = min([r for r in ctx.melds if r <= REAL], default=REAL + 1) - 1
         melds = dict(ctx.melds)
-        melds[rank] = meld = Meld.of(rank, action.cards)
+        melds[rank] = meld = meld_of(rank, action.cards)
         return _meld_plan(ctx, action, rank, meld, melds, hand)
     existing = ctx.melds.get(rank)
     if existing is None and rank != WILD_RANK and all(is_wild(c) for c in action.cards):
         return _r("TOO_FEW_NATURALS", min=rules.min_naturals)
-    meld = existing.plus(action.cards) if existing else Meld.of(rank, action.cards)
+    meld = existing.plus(action.cards) if existing else meld_of(rank, action.cards)
     bad = meld_shape_refusal(rules, rank, meld.naturals, meld.wilds)
     if bad:
         return bad

@@ -20,7 +20,7 @@ _WILD_CARDS: Final = frozenset(c for c in range(JOKER + 1) if is_wild(c))
 _RED_THREES: Final = frozenset(c for c in range(JOKER + 1) if is_red_three(c))
 # a named tuple's own ``__new__`` is Python (a frame per call, even compiled): hot code makes
 # its tuples with ``tuple.__new__``, the C function that one calls
-_new: Final = tuple.__new__
+new_tuple: Final = tuple.__new__
 
 
 class Meld(NamedTuple):
@@ -33,13 +33,10 @@ class Meld(NamedTuple):
 
     @staticmethod
     def of(rank: int, cards: tuple[int, ...] | list[int]) -> Meld:
-        ordered = tuple(sorted(cards))  # twos (cards 0-3) first, jokers last
-        wilds = bisect_left(ordered, 4) + ordered.count(JOKER)
-        meld: Meld = _new(Meld, (rank, ordered, len(ordered) - wilds, wilds))
-        return meld
+        return meld_of(rank, cards)
 
     def plus(self, cards: tuple[int, ...]) -> Meld:
-        return Meld.of(self.rank, self.cards + cards)
+        return meld_of(self.rank, self.cards + cards)
 
     @property
     def size(self) -> int:
@@ -57,14 +54,33 @@ class Pile(NamedTuple):
     @staticmethod
     def of(cards: tuple[int, ...], freeze_on_wild: bool = True,
            freeze_on_red_three: bool = True) -> Pile:
-        """A known pile; frozen for everyone while a red three (turned up at the deal) or a wild
-        card lies in it, where these freeze it (pagat "Frozen Discard Pile")."""
-        frozen = ((freeze_on_wild and not _WILD_CARDS.isdisjoint(cards))
-                  or (freeze_on_red_three and not _RED_THREES.isdisjoint(cards)))
-        return Pile(cards, cards[-1] if cards else None, len(cards), frozen)
+        return pile_of(cards, freeze_on_wild, freeze_on_red_three)
 
 
 EMPTY_PILE: Final = Pile((), None, 0, False)
+
+
+# Module functions, not only the static methods: compiled, a call of a named tuple's method
+# goes through Python's calling convention, a call of a module function does not.
+
+
+def meld_of(rank: int, cards: tuple[int, ...] | list[int]) -> Meld:
+    """The meld of ``rank`` holding ``cards``, its cards sorted: twos (cards 0-3) first, jokers
+    last."""
+    ordered = tuple(sorted(cards))
+    wilds = bisect_left(ordered, 4) + ordered.count(JOKER)
+    meld: Meld = new_tuple(Meld, (rank, ordered, len(ordered) - wilds, wilds))
+    return meld
+
+
+def pile_of(cards: tuple[int, ...], freeze_on_wild: bool = True,
+            freeze_on_red_three: bool = True) -> Pile:
+    """A known pile; frozen for everyone while a red three (turned up at the deal) or a wild
+    card lies in it, where these freeze it (pagat "Frozen Discard Pile")."""
+    frozen = ((freeze_on_wild and not _WILD_CARDS.isdisjoint(cards))
+              or (freeze_on_red_three and not _RED_THREES.isdisjoint(cards)))
+    pile: Pile = new_tuple(Pile, (cards, cards[-1] if cards else None, len(cards), frozen))
+    return pile
 
 
 class Turn(NamedTuple):

@@ -35,7 +35,20 @@ from .legal import LegalActions
 from .play import initial_met, initial_points, meld_shape_refusal
 from .reasons import InvalidState, Problem, Refusal, UnknownRules
 from .rules import RuleSet
-from .state import ANSWER, DRAW, OVER, PLAY, Action, Meld, Pile, State, Turn
+from .state import (
+    ANSWER,
+    DRAW,
+    OVER,
+    PLAY,
+    Action,
+    Meld,
+    Pile,
+    State,
+    Turn,
+    meld_of,
+    new_tuple,
+    pile_of,
+)
 from .variants import rules_for
 
 Data = dict[str, Any]
@@ -65,9 +78,27 @@ def _numbered(melds: list[Meld]) -> tuple[Meld, ...]:
     return tuple(sorted(melds))  # by rank: a side's ranks differ once sequences are numbered
 
 
+_SEEN: dict[tuple[str, tuple[tuple[str, Any], ...], tuple[type, ...]], RuleSet] = {}
+
+
 def rules_of(data: Data) -> RuleSet:
-    """The ruleset a state names; raises ``UnknownRules``."""
-    return rules_for(str(data.get("variant", "classic")), dict(data.get("options") or {}))
+    """The ruleset a state (or a deal request) names; raises ``UnknownRules``. Every request
+    asks again: the exact same words (types too, as True == 1) are remembered here, in the
+    compiled engine, before ``rules_for`` normalises them."""
+    variant = str(data.get("variant", "classic"))
+    options: dict[str, Any] = dict(data.get("options") or {})
+    fast = (variant, tuple(options.items()), tuple([type(v) for v in options.values()]))
+    try:
+        hit = _SEEN.get(fast)
+    except TypeError:  # an unhashable option value: rules_for refuses it
+        hit = None
+    if hit is not None:
+        return hit
+    rules = rules_for(variant, options)
+    if len(_SEEN) > 1024:
+        _SEEN.clear()
+    _SEEN[fast] = rules
+    return rules
 
 
 # ---------------------------------------------------------------- validation
@@ -141,6 +172,7 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
     in_hand = "THREE_IN_HAND" if rules.all_threes_bonus else "RED_THREE_IN_HAND"
     in_pile = "THREE_IN_PILE" if rules.all_threes_bonus else "RED_THREE_IN_PILE"
     bonus_cards = rules.bonus_cards
+    threes = tuple(bonus_cards)  # looked up in a hand's counts, not searched for in its cards
     side = rules.side_of(seat)
     seen: list[Seen] = []  # every card we can see, by where it lies (paths only for problems)
     total = 0
@@ -153,8 +185,9 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
             cards = _cards(hand)
             size = len(cards)
             seen.append(("/hands", i, "", cards))
-            read.hands.append(counts_of(cards))
-            if phase != OVER and not bonus_cards.isdisjoint(cards):
+            counts = counts_of(cards)
+            read.hands.append(counts)
+            if phase != OVER and any([counts[c] for c in threes]):
                 for j, card in enumerate(cards):  # at the end a three in the hand is scored
                     if card in bonus_cards:
                         add(Problem(in_hand, f"/hands/{i}/{j}"))
@@ -195,8 +228,8 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
             add(Problem("PHASE_INCONSISTENT", "/turn/pending",
                         {"detail": f"pending melds counting {points} already meet the minimum "
                                    f"{minimum}; they belong on the table"}))
-    for s, bonus in enumerate(bonus_data):
-        cards = _cards(bonus)
+    for s, laid_out in enumerate(bonus_data):
+        cards = _cards(laid_out)
         seen.append(("/bonus_cards", s, "", cards))
         read.bonus.append(cards)
         for j, card in enumerate(cards):
@@ -276,11 +309,15 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
 def _too_many_copies(rules: RuleSet, seen: list[Seen]) -> bool:
     """Whether some card shows more often than the deck holds it."""
     tally = [0] * N_CARDS
+    packs = rules.packs
+    over = False
     for _, _, _, cards in seen:
         for card in cards:
-            tally[card] = tally[card] + 1
-    jokers = tally.pop(JOKER)  # the last card
-    return jokers > rules.jokers or max(tally) > rules.packs
+            n = tally[card] + 1
+            tally[card] = n
+            if n > packs and card != JOKER:
+                over = True
+    return over or tally[JOKER] > rules.jokers
 
 
 def _at(where: str, index: int, tail: str = "") -> str:
@@ -298,7 +335,7 @@ def _check_melds(rules: RuleSet, melds: list[Data], where: str, index: int, seen
     for i, m in enumerate(melds):
         rank = parse_rank(m["rank"])
         cards = _cards(m["cards"])
-        meld = Meld.of(rank, cards)
+        meld = meld_of(rank, cards)
         laid.append(meld)
         seen.append((base, i, "/cards", cards))
         if rank > THREE and rank not in ranks and _naturals_match(meld):  # the common case
@@ -406,32 +443,49 @@ def state_from_data(data: Data, rules: RuleSet | None = None) -> State:
         pile = Pile(None, parse_card(top) if top is not None else None, pile_data["size"],
                     bool(pile_data.get("frozen")))
     else:
-        pile = Pile.of(read.pile, rules.freeze_on_wild, rules.freeze_on_red_three)
+        pile = pile_of(read.pile, rules.freeze_on_wild, rules.freeze_on_red_three)
     stock = read.stock
     t: Data = data["turn"]
     held = read.held
     melded = t.get("melded")
     if melded is None:
         melded = [s for s in range(rules.players) if melds[rules.side_of(s)]]
-    turn = Turn(
-        seat=t["seat"], phase=t.get("phase", DRAW), drawn=bool(t.get("drawn")),
-        took_pile=bool(t.get("took_pile")),
-        pending=_numbered(read.pending),
-        held=held, held_size=t["held"]["size"] if held is None else len(held),
-        asked=t.get("asked"), asked_this_deal=_seats(t.get("asked_this_deal")),
-        melded=_seats(melded), started=tuple(parse_rank(r) for r in t.get("started") or ()),
-        extended=bool(t.get("extended")), went_out=t.get("went_out"),
-        concealed=bool(t.get("concealed")), partner_melded=bool(t.get("partner_melded")),
-        stock_exhausted=bool(t.get("stock_exhausted")),
-        played=_seats(t.get("played")),
-    )
-    return State(
-        rules=rules, dealer=data.get("dealer", 0), scores=tuple(data["scores"]),
-        hands=tuple(read.hands), hand_sizes=tuple(read.sizes), melds=melds,
-        bonus=tuple(tuple(sorted(b)) for b in read.bonus),
-        pile=pile, stock=stock, stock_size=data["stock"]["size"] if stock is None else len(stock),
-        turn=turn, set_aside=tuple(sorted(read.set_aside)),
-    )
+    # every field in order, made with ``new_tuple``: a keyword call of a named tuple runs
+    # Python code (tests/test_validate.py checks the fields against the classes)
+    turn: Turn = new_tuple(Turn, (
+        t["seat"],  # seat
+        t.get("phase", DRAW),  # phase
+        bool(t.get("drawn")),  # drawn
+        bool(t.get("took_pile")),  # took_pile
+        _numbered(read.pending),  # pending
+        held,  # held
+        t["held"]["size"] if held is None else len(held),  # held_size
+        t.get("asked"),  # asked
+        _seats(t.get("asked_this_deal")),  # asked_this_deal
+        _seats(melded),  # melded
+        tuple([parse_rank(r) for r in t.get("started") or ()]),  # started
+        bool(t.get("extended")),  # extended
+        t.get("went_out"),  # went_out
+        bool(t.get("concealed")),  # concealed
+        bool(t.get("partner_melded")),  # partner_melded
+        bool(t.get("stock_exhausted")),  # stock_exhausted
+        _seats(t.get("played")),  # played
+    ))
+    state: State = new_tuple(State, (
+        rules,  # rules
+        data.get("dealer", 0),  # dealer
+        tuple(data["scores"]),  # scores
+        tuple(read.hands),  # hands
+        tuple(read.sizes),  # hand_sizes
+        melds,  # melds
+        tuple([tuple(sorted(b)) for b in read.bonus]),  # bonus
+        pile,  # pile
+        stock,  # stock
+        data["stock"]["size"] if stock is None else len(stock),  # stock_size
+        turn,  # turn
+        tuple(sorted(read.set_aside)),  # set_aside
+    ))
+    return state
 
 
 def _seats(seats: list[int] | None) -> tuple[int, ...]:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine import api, rules_for, state_to_data
+from engine import State, Turn, api, rules_for, state_from_data, state_to_data
 from engine.cards import JOKER, N_CARDS
 from engine.wire import _too_many_copies
 from tests.playout import playout
@@ -43,6 +43,15 @@ def first_known_hand(state: dict[str, Any]) -> int:
 @pytest.mark.parametrize("index", range(len(STATES)))
 def test_playout_states_are_valid(index: int) -> None:
     assert problems(STATES[index]) == set()
+
+
+def test_a_state_read_has_every_field_and_writes_back_the_same() -> None:
+    """``state_from_data`` lists the fields of ``State`` and ``Turn`` in order, not by name: a
+    field added to a class and not to the reader, or two swapped, fails here."""
+    for data in STATES:
+        state = state_from_data(data)
+        assert (len(state), len(state.turn)) == (len(State._fields), len(Turn._fields))
+        assert state_to_data(state) == data
 
 
 @pytest.mark.parametrize("index", range(0, len(STATES), 3))

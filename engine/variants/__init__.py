@@ -86,27 +86,12 @@ def _check_options(variant: Variant, options: dict[str, Any]) -> dict[str, Any]:
     return resolved
 
 
-_SEEN: dict[tuple[str, tuple[tuple[str, Any], ...], tuple[type, ...]], RuleSet] = {}
-
-
 def rules_for(variant: str, options: dict[str, Any] | None = None) -> RuleSet:
-    """The ruleset of a variant with its options; raises ``UnknownRules``."""
-    # every request asks again: the exact same words first (types too, as True == 1)
-    options = options or {}
-    fast = (variant, tuple(options.items()), tuple(map(type, options.values())))
-    try:
-        hit = _SEEN.get(fast)
-    except TypeError:  # an unhashable option value: the checks below refuse it
-        hit = None
-    if hit is not None:
-        return hit
-    key = tuple(sorted(options.items(), key=lambda kv: kv[0]))
-    rules = _rules_cached(variant.strip().lower(),
-                          tuple((k, v, type(v).__name__) for k, v in key))
-    if len(_SEEN) > 1024:
-        _SEEN.clear()
-    _SEEN[fast] = rules
-    return rules
+    """The ruleset of a variant with its options; raises ``UnknownRules``. (A state's ruleset,
+    asked for on every request, comes through ``wire.rules_of``, which remembers the exact
+    words it was given.)"""
+    key = tuple(sorted((options or {}).items(), key=lambda kv: kv[0]))
+    return _rules_cached(variant.strip().lower(), tuple((k, v, type(v).__name__) for k, v in key))
 
 
 @lru_cache(maxsize=256)
