@@ -33,7 +33,7 @@ from .settings import Settings
 
 log = logging.getLogger("canasta.http")
 JSON = "application/json"
-#: request bodies up to this size are also cached under their exact bytes (the in-process tier)
+#: request bodies up to this size are the in-process key themselves (longer ones: their SHA-256)
 RAW_KEY_BYTES = 16 * 1024
 PROBLEM = "application/problem+json"
 
@@ -120,22 +120,22 @@ class Service:
         return f"canasta:{ENGINE_ID}:{op}:{lang}:{rules.id}:{rules.fingerprint}:{digest}"
 
     @staticmethod
-    def local_key(op: str, lang: str, canonical: bytes) -> Hashable:
-        """The in-process key of a canonical request: the bytes themselves (up to
-        ``RAW_KEY_BYTES``, else their SHA-256). One process runs one engine, and the bytes name
-        the variant and its options, so the key holds everything the shared key spells out."""
-        if len(canonical) > RAW_KEY_BYTES:
-            return (op, lang, hashlib.sha256(canonical).digest())
-        return (op, lang, canonical)
+    def local_key(op: str, lang: str, body: bytes) -> Hashable:
+        """The in-process key of a request: its exact bytes (up to ``RAW_KEY_BYTES``, else
+        their SHA-256). One process runs one engine, and the bytes name the variant and its
+        options, so two requests share an entry only when they are the same request."""
+        if len(body) > RAW_KEY_BYTES:
+            return (op, lang, hashlib.sha256(body).digest())
+        return (op, lang, body)
 
     async def answer(self, op: str, body: bytes, lang: str) -> tuple[int, bytes, str | None]:
         """Status, rendered answer and ``hit``/``miss`` (None when not cacheable)."""
         redis = self.cache.uses_redis(op)
         cacheable = op in self.settings.cache_ops and (self.settings.cache_size > 0 or redis)
-        raw_key = None
-        if cacheable and len(body) <= RAW_KEY_BYTES:  # the same bytes seen before: no validation
-            raw_key = (op, lang, body)  # the bytes themselves: no digest to compute, none to collide
-            seen = self.cache.local.get(raw_key)
+        key: Hashable = None
+        if cacheable:  # the same bytes seen before: no validation
+            key = self.local_key(op, lang, body)
+            seen = self.cache.local.get(key)
             if seen is not None:
                 self.metrics.of(self.metrics.cache_hits, op, "local").inc()
                 return seen.status, seen.body, "hit"
@@ -149,19 +149,19 @@ class Service:
         if not cacheable or rules is None:
             status, answer = handlers.run(op, data, lang, rules, orjson.Fragment)
             return status, render(answer), None
-        # keys come in one order already (``handlers.request_data``): no sorting needed
-        canonical = orjson.dumps(data)
-        key = self.local_key(op, lang, canonical)
-        shared = self.key(op, lang, canonical, rules) if redis else None
+        if not redis:
+            status, answer = handlers.run(op, data, lang, rules, orjson.Fragment)
+            entry = Entry.of(status, render(answer))
+            self.cache.store(op, key, entry)
+            return status, entry.body, "miss"
 
         def compute() -> Entry:
             status, answer = handlers.run(op, data, lang, rules, orjson.Fragment)
-            return Entry(status, render(answer))
+            return Entry.of(status, render(answer))
 
-        # a body already canonical was looked up under this very key
-        entry, hit = await self.cache.get(op, key, compute, shared, looked=key == raw_key)
-        if raw_key is not None and key != raw_key:
-            self.cache.local.put(raw_key, entry)
+        # keys come in one order already (``handlers.request_data``): no sorting needed
+        shared = self.key(op, lang, orjson.dumps(data), rules)
+        entry, hit = await self.cache.shared(op, key, shared, compute)
         return entry.status, entry.body, "hit" if hit else "miss"
 
     async def ready(self) -> dict[str, Any]:
@@ -184,10 +184,15 @@ def _op_route(path: str, op: str) -> Route:
         body = await request.body()
         status, content, cache = await svc.answer(op, body, language(
             request.headers.get("accept-language")))
-        return Response(content, status, headers={"X-Cache": cache} if cache else None,
-                        media_type=JSON if status == 200 else PROBLEM)
+        response = Response(content, status, media_type=JSON if status == 200 else PROBLEM)
+        if cache:
+            response.raw_headers.append(_X_CACHE[cache])  # no header encoding per request
+        return response
 
     return Route(path, endpoint, methods=["POST"], name=op)
+
+
+_X_CACHE = {"hit": (b"x-cache", b"hit"), "miss": (b"x-cache", b"miss")}
 
 
 def _json(data: Any, status: int = 200) -> Response:
@@ -315,15 +320,13 @@ class Observe:
             return
         start = time.perf_counter()
         status = 500
-        cache: str | None = None
+        headers: Any = ()
 
         async def observed(message: Message) -> None:
-            nonlocal status, cache
+            nonlocal status, headers
             if message["type"] == "http.response.start":
                 status = message["status"]
-                for name, value in message.get("headers", ()):
-                    if name == b"x-cache":
-                        cache = value.decode()
+                headers = message.get("headers", ())
             await send(message)
 
         try:
@@ -334,6 +337,7 @@ class Observe:
             self.metrics.of(self.metrics.requests, op, str(status)).inc()
             self.metrics.of(self.metrics.latency, op).observe(seconds)
             if log.isEnabledFor(logging.INFO):
+                cache = next((v.decode() for k, v in headers if k == b"x-cache"), None)
                 log.info("request", extra={"fields": {
                     "method": scope["method"], "path": scope["path"][:200], "op": op,
                     "status": status, "cache": cache, "ms": round(seconds * 1000, 3)}})

@@ -37,6 +37,12 @@ class Entry(NamedTuple):
         return b"%d:" % self.status + self.body
 
     @staticmethod
+    def of(status: int, body: bytes) -> Entry:
+        """``Entry(status, body)`` without running the named tuple's ``__new__`` (Python code)."""
+        entry: Entry = tuple.__new__(Entry, (status, body))
+        return entry
+
+    @staticmethod
     def decode(raw: bytes) -> Entry | None:
         head, sep, body = raw.partition(b":")
         return Entry(int(head), body) if sep and head.isdigit() else None
@@ -120,7 +126,7 @@ def redis_client(settings: Settings) -> Redis | RedisCluster:
 
 
 class Cache:
-    """Two tiers and single flight. ``get`` never raises because of Redis."""
+    """Two tiers and single flight. ``shared`` never raises because of Redis."""
 
     def __init__(self, settings: Settings, metrics: Metrics) -> None:
         self.settings = settings
@@ -128,7 +134,7 @@ class Cache:
         self.local = LRU(settings.cache_size, settings.cache_ttl)
         self.breaker = Breaker(settings.redis_breaker_failures, settings.redis_breaker_seconds)
         self._redis: Redis | RedisCluster | None = None
-        self._flights: dict[Hashable, asyncio.Future[Entry]] = {}
+        self._flights: dict[str, asyncio.Future[Entry]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
     @property
@@ -141,32 +147,20 @@ class Cache:
     def uses_redis(self, op: str) -> bool:
         return bool(self.settings.redis_url) and op in self.settings.redis_ops
 
-    async def get(self, op: str, key: Hashable, compute: Callable[[], Entry],
-                  shared: str | None = None, looked: bool = False) -> tuple[Entry, bool]:
-        """The cached answer (and True), or ``compute()``'s (and False). ``key``: the
-        in-process key; ``shared``: the Redis key (None: Redis is not asked); ``looked``: the
-        caller has just missed ``key`` in the in-process tier."""
-        if not looked:
-            entry = self.local.get(key)
-            if entry is not None:
-                self.metrics.of(self.metrics.cache_hits, op, "local").inc()
-                return entry, True
-        if shared is not None:
-            return await self._shared(op, key, shared, compute)
-        # nothing is awaited: no identical request can come between the look-up and the put
-        return self._computed(op, key, compute), False
-
-    def _computed(self, op: str, key: Hashable, compute: Callable[[], Entry]) -> Entry:
-        entry = compute()
+    def store(self, op: str, key: Hashable, entry: Entry) -> None:
+        """A computed answer, kept in process under ``key`` and counted as a miss. Without
+        Redis the caller awaits nothing between its look-up and this store, so no identical
+        request can come between them: no single flight is needed."""
         self.metrics.of(self.metrics.cache_misses, op).inc()
         self.local.put(key, entry)
-        return entry
 
-    async def _shared(self, op: str, local: Hashable, shared: str,
-                      compute: Callable[[], Entry]) -> tuple[Entry, bool]:
-        """From Redis (``shared``), else computed; stored under ``local`` in process. Identical
-        requests that come while the first waits for Redis get its answer."""
-        flight = self._flights.get(local)
+    async def shared(self, op: str, local: Hashable, shared: str,
+                     compute: Callable[[], Entry]) -> tuple[Entry, bool]:
+        """The answer from Redis (``shared``) and True, else ``compute()``'s and False; kept in
+        process under ``local`` either way (the caller has just missed it there). Requests
+        for the same canonical request that come while the first waits for Redis get its
+        answer."""
+        flight = self._flights.get(shared)
         if flight is not None:
             try:
                 entry = await asyncio.shield(flight)
@@ -176,7 +170,7 @@ class Cache:
                 self.metrics.of(self.metrics.cache_hits, op, "flight").inc()
                 return entry, True
         future: asyncio.Future[Entry] = asyncio.get_running_loop().create_future()
-        self._flights[local] = future
+        self._flights[shared] = future
         try:
             entry = await self._redis_get(op, shared)
             hit = entry is not None
@@ -184,7 +178,8 @@ class Cache:
                 self.metrics.of(self.metrics.cache_hits, op, "redis").inc()
                 self.local.put(local, entry)
             else:
-                entry = self._computed(op, local, compute)
+                entry = compute()
+                self.store(op, local, entry)
                 self._spawn(self._redis_set(op, shared, entry))
             future.set_result(entry)
             return entry, hit
@@ -194,8 +189,8 @@ class Cache:
                 future.exception()  # retrieved: waiters compute on their own
             raise
         finally:
-            if self._flights.get(local) is future:
-                del self._flights[local]
+            if self._flights.get(shared) is future:
+                del self._flights[shared]
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(coro)

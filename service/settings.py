@@ -21,8 +21,8 @@ DOCS: dict[str, str] = {
     "MAX_BODY_BYTES": "Largest request body; larger ones get 413 (also chunked bodies).",
     "MAX_ACTIONS": "Most actions in one `check`/`apply` request (at most 200, the wire bound); "
                    "more get 422 `TOO_MANY_ACTIONS`.",
-    "CACHE_SIZE": "Entries in the in-process LRU tier; an answer takes two (its canonical key "
-                  "and its exact request bytes). 0: no in-process tier.",
+    "CACHE_SIZE": "Answers in the in-process LRU tier, each under its exact request bytes. "
+                  "0: no in-process tier.",
     "CACHE_TTL": "Seconds an entry lives, in both tiers.",
     "CACHE_OPS": "Operations whose answers are cached (comma-separated).",
     "REDIS_URL": "Second cache tier: `redis://host:port/0`, `rediss://…`, or "

@@ -4,6 +4,7 @@ and German (no server process; Starlette's TestClient drives the app in-process)
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -281,13 +282,17 @@ def test_x_cache_miss_then_hit_and_keys_that_must_differ(dealt: dict[str, Any]) 
         again = c.post("/v1/legal-actions", json=body)
         assert (first.headers["x-cache"], again.headers["x-cache"]) == ("miss", "hit")
         assert first.content == again.content
-        # the same request written differently: canonical form, same entry
+        # the same request written differently: in process an entry of its own (the key is
+        # the exact bytes; Redis shares them, tests/test_service_redis.py), the same answer
         spaced = json.dumps(body, indent=3).replace('"QS"', '"qs"')
-        assert c.post("/v1/legal-actions", content=spaced).headers["x-cache"] == "hit"
         options = dict(reversed(dealt["options"].items()))
         assert len(options) > 1
-        turned = {"state": dict(reversed({**dealt, "options": options}.items()))}
-        assert c.post("/v1/legal-actions", json=turned).headers["x-cache"] == "hit"
+        turned = json.dumps({"state": dict(reversed({**dealt, "options": options}.items()))})
+        for written in (spaced, turned):
+            r = c.post("/v1/legal-actions", content=written)
+            assert r.headers["x-cache"] == "miss" and r.content == first.content
+            r = c.post("/v1/legal-actions", content=written)
+            assert r.headers["x-cache"] == "hit" and r.content == first.content
         # another language, operation, view or option set: other entries
         assert c.post("/v1/legal-actions", json=body, headers=DE).headers["x-cache"] == "miss"
         assert c.post("/v1/score", json=body).headers["x-cache"] == "miss"
@@ -306,55 +311,51 @@ def test_x_cache_miss_then_hit_and_keys_that_must_differ(dealt: dict[str, Any]) 
         assert "x-cache" not in c.post("/v1/apply", content=b"{").headers
         metrics = c.get("/metrics").text
         assert 'canasta_cache_hits_total{op="legal-actions",tier="local"} 3.0' in metrics
-        assert 'canasta_cache_misses_total{op="legal-actions"} 4.0' in metrics
+        assert 'canasta_cache_misses_total{op="legal-actions"} 6.0' in metrics
 
 
-def test_the_exact_bytes_of_small_bodies_are_a_second_key(dealt: dict[str, Any]) -> None:
-    """In process an answer is stored under its canonical request's bytes and, for bodies up to
-    RAW_KEY_BYTES written otherwise, under the request's exact bytes too; a body already in
-    canonical form makes one entry; a larger body (here: padded with spaces) only the
-    canonical one, and a repeat of it still hits."""
+def test_the_in_process_key_is_the_exact_bytes_and_long_ones_their_digest(
+        dealt: dict[str, Any]) -> None:
+    """In process an answer is kept once, under the request's exact bytes (RAW_KEY_BYTES at
+    most; a longer body, here padded with spaces, under its SHA-256): a repeat hits without
+    validation, another spelling of the same request is an entry of its own."""
     with client() as c:
-        local = c.app.state.svc.cache.local  # type: ignore[attr-defined]
+        keys = c.app.state.svc.cache.local._data  # type: ignore[attr-defined]
         small = orjson.dumps({"state": dealt})
-        assert c.post("/v1/legal-actions", content=small).headers["x-cache"] == "miss"
-        assert len(local) == 2
+        first = c.post("/v1/legal-actions", content=small)
+        assert first.headers["x-cache"] == "miss"
+        assert list(keys) == [("legal-actions", "en", small)]
         assert c.post("/v1/legal-actions", content=small).headers["x-cache"] == "hit"
         data = handlers.request_data("legal-actions", small)
         assert isinstance(data, dict)
         canonical = orjson.dumps(data)
         assert canonical != small
-        assert c.post("/v1/legal-actions", content=canonical).headers["x-cache"] == "hit"
-        assert len(local) == 2  # the canonical bytes are the canonical key itself
+        r = c.post("/v1/legal-actions", content=canonical)
+        assert r.headers["x-cache"] == "miss" and r.content == first.content and len(keys) == 2
         big = small[:-1] + b" " * RAW_KEY_BYTES + b"}"
+        r = c.post("/v1/legal-actions", content=big)
+        assert r.headers["x-cache"] == "miss" and r.content == first.content
+        assert list(keys)[-1] == ("legal-actions", "en", hashlib.sha256(big).digest())
+        again = c.post("/v1/legal-actions", content=big)
+        assert again.headers["x-cache"] == "hit" and len(keys) == 3
         view = copy.deepcopy(dealt)
         view["hands"][0] = {"size": len(dealt["hands"][0])}
         big_view = orjson.dumps({"state": view})[:-1] + b" " * RAW_KEY_BYTES + b"}"
-        assert c.post("/v1/legal-actions", content=big).headers["x-cache"] == "hit"
-        assert c.post("/v1/legal-actions", content=big_view).headers["x-cache"] == "miss"
-        assert len(local) == 3
-        again = c.post("/v1/legal-actions", content=big_view)
-        assert again.headers["x-cache"] == "hit" and len(local) == 3
-        assert again.content == c.post("/v1/legal-actions", json={"state": view}).content
-        fresh = copy.deepcopy(dealt)
-        fresh["scores"][0] += 5
-        body = handlers.request_data("legal-actions", orjson.dumps({"state": fresh}))
-        assert isinstance(body, dict)
-        assert c.post("/v1/legal-actions", content=orjson.dumps(body)).headers["x-cache"] == "miss"
-        assert len(local) == 5  # the view sent as JSON made a fourth; a canonical body one more
+        r = c.post("/v1/legal-actions", content=big_view)
+        assert r.headers["x-cache"] == "miss" and r.content != first.content
+        assert r.content == c.post("/v1/legal-actions", json={"state": view}).content
 
 
-def test_long_canonical_requests_are_keyed_by_their_digest_in_process(
-        dealt: dict[str, Any]) -> None:
-    """A canonical request over RAW_KEY_BYTES (200 actions) is kept in process under its
-    SHA-256, not its bytes, and a repeat of it hits."""
+def test_long_requests_are_keyed_by_their_digest_in_process(dealt: dict[str, Any]) -> None:
+    """A request over RAW_KEY_BYTES (200 actions) is kept in process under its SHA-256, not
+    its bytes, and a repeat of it hits."""
     hand = dealt["hands"][dealt["turn"]["seat"]]
     body = {"state": dealt, "actions": [{"type": "meld", "cards": hand, "rank": "K"}] * 200}
     with client() as c:
         keys = c.app.state.svc.cache.local._data  # type: ignore[attr-defined]
         first = c.post("/v1/check", json=body)
         assert first.status_code == 200 and first.headers["x-cache"] == "miss"
-        assert [len(k[2]) for k in keys] == [32]  # no raw-body key either: the body is too long
+        assert [len(k[2]) for k in keys] == [32]
         again = c.post("/v1/check", json=body)
         assert again.headers["x-cache"] == "hit" and again.content == first.content
 

@@ -65,7 +65,8 @@ def test_breaker_opens_then_lets_one_trial_through() -> None:
 
 
 def test_identical_concurrent_requests_are_computed_once() -> None:
-    """Two identical requests arrive while the first waits for Redis (here: a closed port)."""
+    """Two requests for the same canonical request (one Redis key; written differently: two
+    in-process keys) arrive while the first waits for Redis (here: a closed port)."""
     settings = Settings(redis_url=f"redis://127.0.0.1:{free_port()}/0", redis_ops=frozenset(
         {"check"}), cache_size=0)
     cache = Cache(settings, Metrics())
@@ -77,8 +78,8 @@ def test_identical_concurrent_requests_are_computed_once() -> None:
 
     async def both() -> list[tuple[Entry, bool]]:
         try:
-            return list(await asyncio.gather(cache.get("check", "k", compute, "canasta:k"),
-                                             cache.get("check", "k", compute, "canasta:k")))
+            return list(await asyncio.gather(cache.shared("check", "k", "canasta:k", compute),
+                                             cache.shared("check", "k2", "canasta:k", compute)))
         finally:
             await cache.close()
 

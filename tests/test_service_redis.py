@@ -4,6 +4,7 @@ Redis restarted on the same port: hits again."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
@@ -59,12 +60,23 @@ def wait_for_hit(client: httpx.Client, body: Any, seconds: float = 5.0) -> list[
 
 
 def test_miss_then_hit_through_redis(redis_url: str) -> None:
-    body = {"state": {**EXAMPLE_STATE, "scores": [1, 2]}}  # a key of this test's own
+    """Redis keys the canonical request: the same request written differently (indented, a
+    forgiving card code, the state's fields and options in another order) hits there too."""
+    state = {**EXAMPLE_STATE, "scores": [1, 2],  # a key of this test's own
+             "options": {**EXAMPLE_STATE["options"], "natural_majority": False}}
+    body = {"state": state}
     svc = Service({**REDIS_ONLY, "REDIS_URL": redis_url}).start()
     try:
         with httpx.Client(base_url=svc.url, timeout=5) as c:
             seen = wait_for_hit(c, body)
             assert seen[0] == "miss"
+            turned = {**dict(reversed(state.items())),
+                      "options": dict(reversed(state["options"].items()))}
+            assert len(turned["options"]) > 1
+            written = json.dumps({"state": turned}, indent=2).replace('"QS"', '"qs"', 1)
+            assert '"qs"' in written
+            r = c.post("/v1/legal-actions", content=written)
+            assert r.headers["x-cache"] == "hit" and r.content == post(c, body).content
             assert 'canasta_cache_hits_total{op="legal-actions",tier="redis"}' in c.get(
                 "/metrics").text
             assert c.get("/readyz").json()["cache"]["redis"] == "ok"
