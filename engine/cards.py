@@ -7,6 +7,7 @@ multiset: a tuple of 53 counts indexed by card (see ``Counts``).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from typing import Final
 
@@ -41,7 +42,10 @@ def is_natural(card: int) -> bool:
     return 8 <= card < JOKER
 
 
-_CARD_CODES: Final = tuple("JK" if c == JOKER else RANKS[c >> 2] + SUITS[c & 3] for c in range(N_CARDS))
+# interned, as ``schema.models.CANONICAL_CARDS``: the codes a request is decoded to are then the
+# very keys of ``_CODE_TO_CARD``, and each look-up ends at an identity check
+_CARD_CODES: Final = tuple(sys.intern("JK" if c == JOKER else RANKS[c >> 2] + SUITS[c & 3])
+                           for c in range(N_CARDS))
 
 
 def card_code(card: int) -> str:

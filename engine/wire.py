@@ -86,8 +86,9 @@ def rules_of(data: Data) -> RuleSet:
     asks again: the exact same words (types too, as True == 1) are remembered here, in the
     compiled engine, before ``rules_for`` normalises them."""
     variant = str(data.get("variant", "classic"))
-    options: dict[str, Any] = dict(data.get("options") or {})
-    fast = (variant, tuple(options.items()), tuple([type(v) for v in options.values()]))
+    given = data.get("options") or {}
+    options: dict[str, Any] = given if type(given) is dict else dict(given)
+    fast = (variant, tuple(options.items()), tuple(map(type, options.values())))
     try:
         hit = _SEEN.get(fast)
     except TypeError:  # an unhashable option value: rules_for refuses it
@@ -489,7 +490,16 @@ def state_from_data(data: Data, rules: RuleSet | None = None) -> State:
 
 
 def _seats(seats: list[int] | None) -> tuple[int, ...]:
-    return tuple(sorted(set(seats))) if seats else ()
+    """Seats as a sorted tuple without repeats; lists already so (the usual case, as the
+    engine writes them) are copied as they are."""
+    if not seats:
+        return ()
+    last = -1
+    for seat in seats:
+        if seat <= last:
+            return tuple(sorted(set(seats)))
+        last = seat
+    return tuple(seats)
 
 
 def _codes(cards: Any) -> list[str]:

@@ -10,6 +10,7 @@ union tag appears in ``loc`` (a bad card at ``hands[0][3]`` gives ``("hands", 0,
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -35,7 +36,9 @@ def _show(value: object) -> str:
     return text if len(text) <= 24 else text[:21] + "..."
 
 
-CANONICAL_CARDS = ("JK", *(r + s for r in RANKS for s in SUITS))
+# interned, as the engine's card codes (``engine.cards``): msgspec decodes a request's codes to
+# these very objects, so the engine finds them in its code table by identity
+CANONICAL_CARDS = tuple(sys.intern(c) for c in ("JK", *(r + s for r in RANKS for s in SUITS)))
 _CANONICAL = frozenset(CANONICAL_CARDS)
 
 

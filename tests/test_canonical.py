@@ -301,3 +301,17 @@ def test_bodies_the_shortcut_cannot_read_go_to_pydantic() -> None:
     for body in (b"[" * 200_000, "{\"state\": \"\ud800\"}", b"\xff\xfe", b"null", b"",
                  b'{"state": {"scores": [1e400]}}', b'{"state": ' + b'{"a":' * 5000 + b"1"):
         assert canonical.request("legal-actions", body) is None
+
+
+def test_decoded_card_codes_are_the_engine_s_own_strings() -> None:
+    """The card codes msgspec decodes a canonical request to are the very string objects the
+    engine's code table is keyed by (both interned), so reading a state finds each card by
+    identity. Not a rule: a speed property (README, "Speed of the service")."""
+    from engine.cards import _CODE_TO_CARD
+
+    codes = {id(code) for code in _CODE_TO_CARD}
+    state = state_to_data(next(iter(playout(rules_for("classic", {}), 3, check=False)))[0])
+    data = canonical.request("legal-actions", orjson.dumps({"state": state}))
+    assert data is not None
+    decoded = [c for hand in data["state"]["hands"] for c in hand] + data["state"]["stock"]
+    assert len(decoded) > 50 and all(id(c) in codes for c in decoded)

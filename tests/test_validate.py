@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from engine import State, Turn, api, rules_for, state_from_data, state_to_data
 from engine.cards import JOKER, N_CARDS
-from engine.wire import _too_many_copies
+from engine.wire import _seats, _too_many_copies
 from tests.playout import playout
 
 
@@ -306,3 +306,11 @@ def test_modern_threes_never_in_hand_or_pile() -> None:
     found = problems(state)
     assert ("THREE_IN_HAND", f"/state/hands/{seat}/0") in found
     assert ("THREE_IN_PILE", "/state/discard/0") in found
+
+
+@given(st.lists(st.integers(0, 7), max_size=10))
+def test_seat_lists_are_read_sorted_without_repeats(seats: list[int]) -> None:
+    """``played``, ``melded`` and ``asked_this_deal`` name seats as sets (CONTRACT.md, turn):
+    whatever order or repeats a client sends, the state holds them sorted, once each; a list
+    already so is taken as it is."""
+    assert _seats(seats) == tuple(sorted(set(seats)))
