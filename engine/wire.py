@@ -88,7 +88,7 @@ def rules_of(data: Data) -> RuleSet:
     variant = str(data.get("variant", "classic"))
     given = data.get("options") or {}
     options: dict[str, Any] = given if type(given) is dict else dict(given)
-    fast = (variant, tuple(options.items()), tuple(map(type, options.values())))
+    fast = (variant, tuple(options.items()), tuple([type(v) for v in options.values()]))
     try:
         hit = _SEEN.get(fast)
     except TypeError:  # an unhashable option value: rules_for refuses it
