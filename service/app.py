@@ -149,16 +149,15 @@ class Service:
         if not cacheable or rules is None:
             status, answer = handlers.run(op, data, lang, rules, orjson.Fragment)
             return status, render(answer), None
-        if not redis:
-            status, answer = handlers.run(op, data, lang, rules, orjson.Fragment)
-            entry = Entry.of(status, render(answer))
-            self.cache.store(op, key, entry)
-            return status, entry.body, "miss"
 
         def compute() -> Entry:
             status, answer = handlers.run(op, data, lang, rules, orjson.Fragment)
             return Entry.of(status, render(answer))
 
+        if not redis:
+            entry = compute()
+            self.cache.store(op, key, entry)
+            return entry.status, entry.body, "miss"
         # keys come in one order already (``handlers.request_data``): no sorting needed
         shared = self.key(op, lang, orjson.dumps(data), rules)
         entry, hit = await self.cache.shared(op, key, shared, compute)
