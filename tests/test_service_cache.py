@@ -64,7 +64,7 @@ def test_breaker_opens_then_lets_one_trial_through() -> None:
     assert not br.is_open and br.allow() and br.allow()
 
 
-def test_identical_concurrent_requests_are_computed_once() -> None:
+def test_concurrent_requests_for_one_canonical_request_are_computed_once() -> None:
     """Two requests for the same canonical request (one Redis key; written differently: two
     in-process keys) arrive while the first waits for Redis (here: a closed port)."""
     settings = Settings(redis_url=f"redis://127.0.0.1:{free_port()}/0", redis_ops=frozenset(
