@@ -127,7 +127,9 @@ def legal_actions(req: Data, lang: str = "en", rules: RuleSet | None = None,
         actions = _legal(state)
     except NeedsHiddenInfo as exc:
         raise _hidden(exc.refusal, state.rules, lang) from None
-    seat = actions[0].seat if actions and actions[0].seat is not None else state.turn.seat
+    seat = actions.seat
+    if seat is None:
+        seat = state.turn.seat
     return {"seat": seat, "phase": state.turn.phase,
             "actions": as_json(wire.actions_json(actions)) if as_json is not None
             else [wire.action_to_data(a) for a in actions]}

@@ -8,7 +8,6 @@ multiset: a tuple of 53 counts indexed by card (see ``Counts``).
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
 from typing import Final
 
 RANKS: Final = "23456789TJQKA"
@@ -102,7 +101,7 @@ def is_real_sequence(cards: tuple[int, ...]) -> bool:
 _RANK_OF: Final = {**{r: i for i, r in enumerate(RANKS)}, "wild": WILD_RANK, "real": REAL}
 
 
-def counts_of(cards: Iterable[int]) -> Counts:
+def counts_of(cards: tuple[int, ...]) -> Counts:
     c = [0] * N_CARDS
     for card in cards:  # not ``c[card] += 1``: mypyc compiles that to a generic object add
         c[card] = c[card] + 1

@@ -66,6 +66,16 @@ class LegalActions(Sequence[Action]):
     def __len__(self) -> int:
         return self._len
 
+    @property
+    def seat(self) -> int | None:
+        """The seat that every listed action names (None when none is listed): the seat to move,
+        or in phase answer the partner who answers. Found without building an action."""
+        if not self._len:
+            return None
+        if self.ctx is not None:
+            return self.ctx.seat
+        return self.head[0].seat
+
     @overload
     def __getitem__(self, index: int) -> Action: ...
 

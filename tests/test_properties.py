@@ -89,10 +89,13 @@ def test_legal_actions_are_exactly_what_apply_accepts(variant: str, options: dic
 def test_actions_json_is_the_actions_written_as_data(variant: str, options: dict[str, Any]) -> None:
     """The service writes legal-action lists as JSON text from their blocks of melds
     (``engine.wire.actions_json``): byte for byte what writing each action as data gives, on
-    the lazy list and on a plain list of the same actions."""
+    the lazy list and on a plain list of the same actions; the list's ``seat`` (the answer's
+    ``seat``, found without building an action) is the seat every action names."""
     rules = rules_for(variant, options)
     for seed in range(60_000, 60_000 + EAGER):
         for _, actions in playout(rules, seed, check=False, eager=True):
-            as_data = json.dumps([action_to_data(a) for a in actions], separators=(",", ":"))
+            listed = list(actions)
+            as_data = json.dumps([action_to_data(a) for a in listed], separators=(",", ":"))
             assert actions_json(actions) == as_data
-            assert actions_json(list(actions)) == as_data
+            assert actions_json(listed) == as_data
+            assert {a.seat for a in listed} == ({actions.seat} if listed else set())
