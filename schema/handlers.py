@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import orjson
 from pydantic import BaseModel, ValidationError
 
 from engine import api
@@ -87,18 +88,25 @@ def request_data(op: str, body: bytes | str | None, lang: str = "en") -> dict[st
 
     A body already in canonical form is taken as decoded (``schema.canonical``); any other goes
     through the pydantic model, whose dump is its canonical form. Either way every key comes in
-    the models' field order and a state's options by name, so equal requests serialise to equal
-    bytes (the cache key hashes them)."""
+    the models' field order and every default is filled in; a state's options stay in the
+    sender's order (``canonical_bytes`` sorts them)."""
     data = canonical.request(op, body)
     if data is None:
         request = parse(op, body, lang)
         if isinstance(request, tuple):
             return request
         data = request.model_dump(mode="json")
-    state = data.get("state")
-    if state is not None and len(state["options"]) > 1:  # the one map whose order is the sender's
-        state["options"] = dict(sorted(state["options"].items()))
     return data
+
+
+def canonical_bytes(data: dict[str, Any]) -> bytes:
+    """A request from ``request_data`` as canonical JSON: its keys as they come, a state's
+    options sorted by name (the one map whose order is the sender's). Equal requests, however
+    written, give equal bytes: the Redis key hashes them. ``data`` is not changed."""
+    state = data.get("state")
+    if state is not None and len(state["options"]) > 1:
+        data = {**data, "state": {**state, "options": dict(sorted(state["options"].items()))}}
+    return orjson.dumps(data)
 
 
 def too_deep(lang: str) -> Answer:

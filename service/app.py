@@ -158,8 +158,7 @@ class Service:
             entry = compute()
             self.cache.store(op, key, entry)
             return entry.status, entry.body, "miss"
-        # keys come in one order already (``handlers.request_data``): no sorting needed
-        shared = self.key(op, lang, orjson.dumps(data), rules)
+        shared = self.key(op, lang, handlers.canonical_bytes(data), rules)
         entry, hit = await self.cache.shared(op, key, shared, compute)
         return entry.status, entry.body, "hit" if hit else "miss"
 
