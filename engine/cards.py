@@ -7,7 +7,6 @@ multiset: a tuple of 53 counts indexed by card (see ``Counts``).
 
 from __future__ import annotations
 
-import sys
 from typing import Final
 
 RANKS: Final = "23456789TJQKA"
@@ -41,9 +40,7 @@ def is_natural(card: int) -> bool:
     return 8 <= card < JOKER
 
 
-# interned, as ``schema.models.CANONICAL_CARDS``: the codes a request is decoded to are then the
-# very keys of ``_CODE_TO_CARD``, and each look-up ends at an identity check
-_CARD_CODES: Final = tuple(sys.intern("JK" if c == JOKER else RANKS[c >> 2] + SUITS[c & 3])
+_CARD_CODES: Final = tuple("JK" if c == JOKER else RANKS[c >> 2] + SUITS[c & 3]
                            for c in range(N_CARDS))
 
 

@@ -10,7 +10,6 @@ union tag appears in ``loc`` (a bad card at ``hands[0][3]`` gives ``("hands", 0,
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -25,6 +24,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from engine.cards import N_CARDS, card_code
+
 RANKS = "AKQJT98765432"
 SUITS = "SHDC"
 MELD_RANKS = "AKQJT9876543"
@@ -36,9 +37,10 @@ def _show(value: object) -> str:
     return text if len(text) <= 24 else text[:21] + "..."
 
 
-# interned, as the engine's card codes (``engine.cards``): msgspec decodes a request's codes to
-# these very objects, so the engine finds them in its code table by identity
-CANONICAL_CARDS = tuple(sys.intern(c) for c in ("JK", *(r + s for r in RANKS for s in SUITS)))
+# the engine's own code strings (``engine.cards.card_code``): msgspec decodes a request's codes
+# to these very objects, so the engine finds them in its code table by identity
+_ENGINE_CODES = {card_code(c): card_code(c) for c in range(N_CARDS)}
+CANONICAL_CARDS = tuple(_ENGINE_CODES[c] for c in ("JK", *(r + s for r in RANKS for s in SUITS)))
 _CANONICAL = frozenset(CANONICAL_CARDS)
 
 
