@@ -44,12 +44,18 @@ CANONICAL_CARDS = tuple(_ENGINE_CODES[c] for c in ("JK", *(r + s for r in RANKS 
 _CANONICAL = frozenset(CANONICAL_CARDS)
 
 
+#: what a card code or rank may be padded with, and how long it may be in all: the OpenAPI
+#: document's pattern and maxLength say exactly this (tests/test_wire_agreement.py)
+PADDING = " \t\n\r"
+MAX_CODE_LENGTH = 32
+
+
 def _card(value: object) -> str:
     """Canonicalise a forgiving card code ("10h" -> "TH", "jk" -> "JK")."""
     if type(value) is str and value in _CANONICAL:
         return value  # the common case, first
-    if isinstance(value, str) and len(value) <= 16:
-        code = value.strip().upper()
+    if isinstance(value, str) and len(value) <= MAX_CODE_LENGTH and value.isascii():
+        code = value.strip(PADDING).upper()
         if code.startswith("10"):
             code = "T" + code[2:]
         if code == "JK" or (len(code) == 2 and code[0] in RANKS and code[1] in SUITS):
@@ -62,8 +68,8 @@ def _card(value: object) -> str:
 def _rank(value: object) -> str:
     """Canonicalise a forgiving meld rank ("10" -> "T", "q" -> "Q", "WILD" -> "wild"; "real" for
     a suit sequence of seven)."""
-    if isinstance(value, str) and len(value) <= 16:
-        rank = value.strip().upper()
+    if isinstance(value, str) and len(value) <= MAX_CODE_LENGTH and value.isascii():
+        rank = value.strip(PADDING).upper()
         if rank in ("WILD", "REAL"):
             return rank.lower()
         if rank == "10":
@@ -79,7 +85,8 @@ Card = Annotated[
     WithJsonSchema(
         {
             "type": "string",
-            "pattern": r"^\s*(?:(?:[AaKkQqJjTt2-9]|10)[SsHhDdCc]|[Jj][Kk])\s*$",
+            "pattern": r"^[ \t\n\r]*(?:(?:[AaKkQqJjTt2-9]|10)[SsHhDdCc]|[Jj][Kk])[ \t\n\r]*$",
+            "maxLength": MAX_CODE_LENGTH,
             "description": "Card code: rank A K Q J T 9..2 then suit S H D C, or JK. "
             "Input is case-insensitive and accepts 10 for T; output is canonical.",
             "examples": ["TH", "QS", "JK"],
@@ -92,7 +99,8 @@ Rank = Annotated[
     WithJsonSchema(
         {
             "type": "string",
-            "pattern": r"^\s*(?:[AaKkQqJjTt3-9]|10|[Ww][Ii][Ll][Dd]|[Rr][Ee][Aa][Ll])\s*$",
+            "pattern": r"^[ \t\n\r]*(?:[AaKkQqJjTt3-9]|10|[Ww][Ii][Ll][Dd]|[Rr][Ee][Aa][Ll])[ \t\n\r]*$",
+            "maxLength": MAX_CODE_LENGTH,
             "description": 'Meld rank: A K Q J T 9..3 (10 accepted for T), "wild" (wild cards '
             'only) or "real" (a suit sequence of seven, canastra option).',
             "examples": ["K", "7", "wild"],

@@ -16,6 +16,7 @@ from engine import rules_for
 from engine.cards import JOKER, THREE, TWO, WILD_RANK, counts_of
 from engine.feasible import MeldInfo, Scope, best_addition, can_meld_out, reaches_minimum
 from engine.rules import RuleSet
+from tests.explore import examples
 
 RULES = rules_for("classic")
 MAJORITY = rules_for("classic", {"natural_majority": True})
@@ -98,7 +99,7 @@ def brute_best(rules: RuleSet, hand: list[int], melds: MeldInfo, keep: int) -> i
     return best
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(cards_st, melds_st, st.integers(1, 2), st.booleans(), st.sampled_from([0, 0, 50, 90]))
 def test_can_meld_out_matches_brute_force(cards: list[int], melds: MeldInfo, canastas: int,
                                           majority: bool, minimum: int) -> None:
@@ -109,7 +110,7 @@ def test_can_meld_out_matches_brute_force(cards: list[int], melds: MeldInfo, can
     assert can_meld_out(rules, counts_of(cards), melds, canastas, minimum=minimum) == expected
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(cards_st, melds_st, st.integers(0, 2), st.booleans())
 def test_best_addition_matches_brute_force(cards: list[int], melds: MeldInfo, keep: int,
                                            majority: bool) -> None:
@@ -207,7 +208,7 @@ def _modern_case(melds: MeldInfo, closed: list[int], opening: bool,
 KINGS = [KING * 4 + s for s in range(4)]
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(modern_cards_st, modern_melds_st, st.lists(st.sampled_from(MODERN_RANKS), max_size=1),
        st.booleans(), st.booleans(), st.integers(0, 2), st.sampled_from([0, 60, 125]))
 @example([*KINGS, KING * 4], {}, [], True, False, 2, 0)  # a pure meld of three, two kept
@@ -222,7 +223,7 @@ def test_modern_minimum_matches_brute_force(cards: list[int], melds: MeldInfo, c
     assert reaches_minimum(MODERN, counts_of(cards), melds, keep, need, scope) == expected
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(modern_cards_st, modern_melds_st, st.lists(st.sampled_from(MODERN_RANKS), max_size=1),
        st.booleans(), st.booleans(), st.integers(1, 2), st.sampled_from([0, 0, 125]))
 @example([JOKER, ACE * 4], {KING: (4, 0), NINE: (7, 0)}, [], False, False, 1, 0)  # rule of five

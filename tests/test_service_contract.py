@@ -19,8 +19,9 @@ from service import openapi
 from service.app import create_app
 from service.graphql import SDL_FILE, sdl
 from service.settings import Settings
+from tests.explore import examples
 
-EXAMPLES = int(os.environ.get("CANASTA_SCHEMATHESIS_EXAMPLES", "25"))
+EXAMPLES = examples(int(os.environ.get("CANASTA_SCHEMATHESIS_EXAMPLES", "25")))
 APP = create_app(Settings(log_level="error"))
 SESSION = TestClient(APP)
 
@@ -62,7 +63,7 @@ def within_a_second(ctx: Any, response: Any, case: Any) -> bool | None:
 
 
 @REST.parametrize()
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
+@settings(max_examples=EXAMPLES, deadline=None,
           suppress_health_check=list(HealthCheck))
 def test_rest_contract(case: Any) -> None:
     case.call_and_validate(session=SESSION, excluded_checks=[positive_data_acceptance],
@@ -107,7 +108,7 @@ GRAPHQL.location = "/graphql"
 
 
 @GRAPHQL.parametrize()
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
+@settings(max_examples=EXAMPLES, deadline=None,
           suppress_health_check=list(HealthCheck))
 def test_graphql_contract(case: Any) -> None:
     case.call_and_validate(session=SESSION, additional_checks=[within_a_second])
