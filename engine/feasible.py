@@ -75,9 +75,66 @@ def _opt_naturals(rules: RuleSet, nat: list[int], wilds: int, melds: MeldInfo,
     return value, used, min(wilds, cap)
 
 
+def real_sequences(hand: Counts) -> list[tuple[int, ...]]:
+    """The suit sequences of seven naturals in ``hand``, fours to tens up to eights to aces
+    (seed 003 'Häufige Varianten: Canastra Real')."""
+    out: list[tuple[int, ...]] = []
+    for suit in range(4):
+        for low in range(2, 7):
+            cards = tuple([r * 4 + suit for r in range(low, low + 7)])
+            if all([hand[c] for c in cards]):
+                out.append(cards)
+    return out
+
+
+def sequence_choices(rules: RuleSet, hand: Counts,
+                     melds: MeldInfo) -> list[tuple[Counts, MeldInfo, int]]:
+    """Each way to lay suit sequences of seven from ``hand`` this turn, where the variant has
+    them (canastra option ``canastra_real``): the hand left, the side's melds with the
+    sequences (ranks ``REAL`` and below, each a canasta) and the card points laid. The first
+    choice lays none."""
+    out: list[tuple[Counts, MeldInfo, int]] = [(hand, melds, 0)]
+    if not rules.real_canasta_bonus:
+        return out
+    sequences = real_sequences(hand)
+    if not sequences:
+        return out
+    values = rules.card_values
+    key = min([r for r in melds if r <= REAL], default=REAL + 1) - 1
+    # (hand, melds, points, next key, first sequence still to try): the same sequence twice is
+    # possible with two packs; each set of sequences is reached once
+    todo: list[tuple[Counts, MeldInfo, int, int, int]] = [(hand, melds, 0, key, 0)]
+    while todo:
+        h, m, points, k, first = todo.pop()
+        for i in range(first, len(sequences)):
+            cards = sequences[i]
+            if all([h[c] for c in cards]):
+                left = list(h)
+                for c in cards:
+                    left[c] -= 1
+                laid = dict(m)
+                laid[k] = (7, 0)
+                gained = points + sum([values[c] for c in cards])
+                out.append((tuple(left), laid, gained))
+                todo.append((tuple(left), laid, gained, k - 1, i))
+    return out
+
+
 def best_addition(rules: RuleSet, hand: Counts, melds: MeldInfo, keep: int) -> int:
-    """Most points meldable from ``hand`` this turn keeping at least ``keep`` cards in hand.
-    -1 if the hand has fewer than ``keep`` cards."""
+    """Most points meldable from ``hand`` this turn keeping at least ``keep`` cards in hand,
+    suit sequences included where the variant has them. -1 if the hand has fewer than ``keep``
+    cards."""
+    if not rules.real_canasta_bonus:
+        return _best_addition(rules, hand, melds, keep)
+    best = -1
+    for left, laid, points in sequence_choices(rules, hand, melds):
+        value = _best_addition(rules, left, laid, keep)
+        if value >= 0 and points + value > best:
+            best = points + value
+    return best
+
+
+def _best_addition(rules: RuleSet, hand: Counts, melds: MeldInfo, keep: int) -> int:
     size = sum(hand)
     if size < keep:
         return -1
@@ -210,7 +267,23 @@ def can_meld_out(rules: RuleSet, hand: Counts, melds: MeldInfo, canastas: int,
                  nat: list[int] | None = None, scope: Scope | None = None) -> bool:
     """Can ``hand`` be melded out this turn, with at most one (or exactly one, if
     ``must_discard``) card discarded, leaving the side with ``canastas`` canastas and the turn's
-    melded points (``points_so_far`` plus the hand's melded cards) at least ``minimum``?"""
+    melded points (``points_so_far`` plus the hand's melded cards) at least ``minimum``?
+
+    Where going out must end with a discard, melding the hand's black threes goes out without
+    one (ASS p. 4); suit sequences of seven are laid where the variant has them (seed 003)."""
+    if not rules.real_canasta_bonus:
+        return _can_meld_out(rules, hand, melds, canastas, must_discard, minimum, points_so_far,
+                             nat, scope)
+    for left, laid, points in sequence_choices(rules, hand, melds):
+        if _can_meld_out(rules, left, laid, canastas, must_discard, minimum,
+                         points_so_far + points, nat if left is hand else None, scope):
+            return True
+    return False
+
+
+def _can_meld_out(rules: RuleSet, hand: Counts, melds: MeldInfo, canastas: int,
+                  must_discard: bool, minimum: int, points_so_far: int,
+                  nat: list[int] | None, scope: Scope | None) -> bool:
     if scope is not None and rules.modern:
         return _modern_meld_out(rules, hand, melds, canastas, must_discard, minimum,
                                 points_so_far, scope, nat)
@@ -229,10 +302,13 @@ def can_meld_out(rules: RuleSet, hand: Counts, melds: MeldInfo, canastas: int,
         forced = forced + [THREE]
     if len(forced) > 1:
         return False
+    # no final discard: allowed, or the hand's black threes are melded (the meld of all checks
+    # that they make three or four)
+    no_discard = not must_discard or (nat[THREE] > 0 and rules.black_three_meld)
     if forced:
         choices: list[int | None] = [forced[0]]
     else:
-        choices = [] if must_discard else [None]
+        choices = [None] if no_discard else []
         choices += [r for r in range(13) if nat[r]] + ([13] if jokers else [])
     values = rules.card_values
     total_points = sum(n * values[c] for c, n in enumerate(hand)) if minimum else 0

@@ -353,19 +353,30 @@ def answering_seat(state: State) -> int:
     return min(partners, key=lambda p: (p - seat) % state.rules.players) if partners else seat
 
 
+_ADD_TOP_CARD: Final = Action("take-pile")
+
+
 def _judge_draw(ctx: Ctx, action: Action) -> Plan | Refusal:
+    """pagat "Going Out": with the stock used up, a pile that is not frozen and whose top card
+    matches a meld of the side must be taken. The top card and the side's melds decide it, so
+    it is judged the same whether the hand is known or only its size."""
     state = ctx.state
-    # pagat "Going Out": with the stock used up, a matching unfrozen pile must be taken
-    if (state.stock_size == 0 and ctx.rules.stock_exhausted == "continue" and ctx.hand is not None
-            and isinstance(_judge_take(ctx, Action("take-pile")), Plan)):
+    if (state.stock_size == 0 and ctx.rules.stock_exhausted == "continue"
+            and isinstance(_judge_take(ctx, _ADD_TOP_CARD), Plan)):
         return _r("MUST_TAKE_PILE")
     return Plan(action)
 
 
-def _frozen(pile: Pile, rank: int, always: bool = False) -> Refusal:
+_FREEZERS: Final = (("freeze_on_wild", "a wild card", "eine wilde Karte"),
+                    ("freeze_on_red_three", "a red three", "eine rote Drei"),
+                    ("freeze_on_black_three", "a black three", "eine schwarze Drei"))
+
+
+def _frozen(rules: Any, pile: Pile, rank: int, always: bool = False) -> Refusal:
     """The frozen-pile refusal, saying why it is frozen (pagat "Frozen Discard Pile")."""
-    why = ({"en": " (a wild card or red three lies in it)",
-            "de": " (eine wilde Karte oder rote Drei liegt darin)"} if pile.frozen else
+    kinds = [(en, de) for flag, en, de in _FREEZERS if getattr(rules, flag)]
+    why = ({"en": f" ({' or '.join(en for en, _ in kinds)} lies in it)",
+            "de": f" ({' oder '.join(de for _, de in kinds)} liegt darin)"} if pile.frozen else
            {"en": " for your side until it melds", "de": " für euer Team, bis es gemeldet hat"}
            if not always else {"en": " (always, in this variant)", "de": " (immer, in dieser Variante)"})
     return _r("PILE_FROZEN_NEEDS_NATURAL_PAIR", rank=rank_code(rank), why=why)
@@ -385,10 +396,15 @@ def _judge_take(ctx: Ctx, action: Action) -> Plan | Refusal:
         return _r("PILE_BLOCKED_BY_BLACK_THREE")
     if not is_natural(top):
         return _r("PILE_CARDS_DO_NOT_MATCH", top=card_code(top))
-    assert ctx.hand is not None
-    hand = _sub(ctx.hand, action.cards)
-    if hand is None:
-        return _r("CARDS_NOT_IN_HAND", cards=_codes(action.cards))
+    hand: Counts | None
+    if ctx.hand is None:  # only the top card onto a meld is judged without the hand
+        if action.cards:
+            raise NeedsHiddenInfo(f"the hand of seat {ctx.seat}")
+        hand = None
+    else:
+        hand = _sub(ctx.hand, action.cards)
+        if hand is None:
+            return _r("CARDS_NOT_IN_HAND", cards=_codes(action.cards))
     if rules.one_card_pile_rule and ctx.hand_size == 1 and pile.size == 1:
         return _r("ONE_CARD_PILE")
     if rules.pile_needs_melded and not ctx.opened:
@@ -404,10 +420,10 @@ def _judge_take(ctx: Ctx, action: Action) -> Plan | Refusal:
     wilds = sum(1 for c in cards if is_wild(c))
     if naturals + wilds < len(cards) or len(cards) > 2:
         if frozen:
-            return _frozen(pile, rank, always)
+            return _frozen(rules, pile, rank, always)
         return _r("PILE_CARDS_DO_NOT_MATCH", top=card_code(top))
     if naturals < 2 and frozen:
-        return _frozen(pile, rank, always)
+        return _frozen(rules, pile, rank, always)
     if not cards:  # the top card alone onto the side's meld
         if not rules.pile_add_alone:
             return _r("PILE_NEEDS_A_NATURAL", rank=rank_code(rank))
@@ -430,6 +446,8 @@ def _judge_take(ctx: Ctx, action: Action) -> Plan | Refusal:
     red_threes_inside = 2 * rules.packs if pile.frozen else 0  # at most, all of them
     if ctx.opened and not ctx.must_out and size + pile.size - 1 - red_threes_inside >= 2:
         return Plan(action, rank, meld, hand)  # cards to spare: nothing more to judge
+    if hand is None:
+        raise NeedsHiddenInfo(f"the hand of seat {ctx.seat}")
     melds = dict(ctx.melds) if ctx.opened else {}
     melds[rank] = meld
     rest = pile.cards[:-1] if pile.cards is not None else None
@@ -450,6 +468,8 @@ def _judge_take(ctx: Ctx, action: Action) -> Plan | Refusal:
 def _resolve_rank(ctx: Ctx, action: Action) -> int | Refusal:
     ranks = {c >> 2 for c in action.cards if not is_wild(c)}
     if any(ctx.rules.is_bonus_card(c) for c in action.cards):
+        if all(is_black_three(c) for c in action.cards if ctx.rules.is_bonus_card(c)):
+            return _r("BLACK_THREES_NOT_MELDABLE")  # seed 001 'Dreien': no three is melded
         return _r("RED_THREE_NOT_MELDABLE")
     if action.rank is not None and action.rank <= REAL:
         if not ctx.rules.real_canasta_bonus:
@@ -583,15 +603,15 @@ def _discard_refusal(ctx: Ctx, card: int, left: int) -> Refusal | None:
         return None
     closed = ctx.scope.closed if ctx.scope is not None else frozenset()
     last = ctx.rules.empty_pile_ranks
-
-    def tier(rank: int) -> int:
-        return 2 if rank in closed else (1 if rank in last else 0)
-
-    mine = tier(card >> 2)
-    if mine and any(nat[r] and tier(r) < mine for r in range(2, 13)):
-        if mine == 2:
-            return _r("CLOSED_RANK_DISCARD", rank=rank_code(card >> 2))
-        return _r("EMPTY_PILE_DISCARD", rank=rank_code(card >> 2))
+    rank = card >> 2
+    # a closed rank only if nothing else is possible: a plain natural could go; an ace or a
+    # seven could not while this card, "another natural card", is held; a wild card could not
+    if rank in closed and any(nat[r] and r not in closed and r not in last for r in range(2, 13)):
+        return _r("CLOSED_RANK_DISCARD", rank=rank_code(rank))
+    # an ace or a seven only if no other natural card is held, a card of a closed rank included
+    # (ruling of 2026-12-01: read literally)
+    if rank not in closed and rank in last and any(nat[r] and r not in last for r in range(2, 13)):
+        return _r("EMPTY_PILE_DISCARD", rank=rank_code(rank))
     return None
 
 
@@ -612,15 +632,34 @@ def _judge_ask(ctx: Ctx, action: Action) -> Plan | Refusal:
         return _r("ASK_NOT_ALLOWED", why={"en": "once per turn", "de": "einmal pro Zug"})
     if rules.ask_once_per_deal and ctx.seat in turn.asked_this_deal:
         return _r("ASK_NOT_ALLOWED", why={"en": "once per deal", "de": "einmal pro Runde"})
-    if turn.took_pile or turn.pending or turn.started or turn.extended:
+    if (turn.took_pile or turn.pending or turn.started or turn.extended) and not rules.ask_during_play:
         return _ASK_AFTER_DRAWING
-    if ctx.hand is None:
-        raise NeedsHiddenInfo(f"the hand of seat {ctx.seat}")
-    must_discard = rules.must_discard_to_go_out and THREE not in ctx.melds
-    if not feasible.can_meld_out(rules, ctx.hand, ctx.info, ctx.need, must_discard, nat=ctx.nat,
-                                 scope=ctx.scope):
+    if not _could_go_out(ctx):
         return _ASK_WHEN_OUT_POSSIBLE
     return Plan(action)
+
+
+def _could_go_out(ctx: Ctx) -> bool:
+    """Could the seat to move still go out this turn, from where the turn stands (a yes binds,
+    so it is asked only then)? The same plans the judge accepts: the side's melds of the turn,
+    the pile cards held until the initial meld stands, the minimum where it applies."""
+    rules, turn, hand = ctx.rules, ctx.state.turn, ctx.hand
+    if hand is None:
+        raise NeedsHiddenInfo(f"the hand of seat {ctx.seat}")
+    must_discard = rules.must_discard_to_go_out and THREE not in ctx.melds
+    if ctx.opened:
+        return feasible.can_meld_out(rules, hand, ctx.info, ctx.need, must_discard, nat=ctx.nat,
+                                     scope=ctx.scope)
+    if turn.held_size:
+        if turn.held is None:
+            raise NeedsHiddenInfo("the pile cards held for the initial meld")
+        return (feasible.reaches_minimum(rules, hand, ctx.info, 0, ctx.minimum - ctx.pending_points,
+                                         ctx.scope)
+                and feasible.can_meld_out(rules, _add(hand, turn.held), ctx.info, ctx.need,
+                                          must_discard, scope=ctx.scope))
+    minimum = ctx.minimum if turn.took_pile or not rules.concealed_waives_minimum else 0
+    return feasible.can_meld_out(rules, hand, ctx.info, ctx.need, must_discard, minimum,
+                                 ctx.pending_points, ctx.nat, ctx.scope)
 
 
 # ---------------------------------------------------------------- apply
@@ -708,7 +747,8 @@ def build(ctx: Ctx, plan: Plan) -> tuple[State, list[Event]]:
         assert action.card is not None and plan.hand is not None
         pile = state.pile
         cards = pile.cards + (action.card,) if pile.cards is not None else None
-        frozen = pile.frozen or (rules.freeze_on_wild and is_wild(action.card))
+        frozen = (pile.frozen or (rules.freeze_on_wild and is_wild(action.card))
+                  or (rules.freeze_on_black_three and is_black_three(action.card)))
         new_pile = Pile(cards, action.card, pile.size + 1, frozen)
         state = _evolve(state, hands=_set(state.hands, seat, plan.hand),
                         hand_sizes=_set(state.hand_sizes, seat, ctx.hand_size - 1), pile=new_pile)

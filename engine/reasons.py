@@ -25,7 +25,7 @@ CODES: Final[dict[str, tuple[str, str, str]]] = {
                         "Der Stapel ist aufgebraucht: die Runde endet (ziehen beendet sie)."),
     "PILE_EMPTY": ("pile.take", "There is no discard pile to take.",
                    "Es gibt keinen Ablagestapel zum Nehmen."),
-    "PILE_BLOCKED_BY_WILD": ("pile.blocked", "Nobody may take the pile while a wild card is on top.",
+    "PILE_BLOCKED_BY_WILD": ("pile.wild_top", "Nobody may take the pile while a wild card is on top.",
                              "Liegt eine wilde Karte oben, darf niemand den Stapel nehmen."),
     "PILE_BLOCKED_BY_BLACK_THREE": ("pile.blocked",
                                     "A black three on top of the pile blocks taking it.",

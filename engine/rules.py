@@ -126,6 +126,8 @@ class RuleSet:
     hand_canasta_bonus: int = 0  # German: the side goes out without any earlier meld
     first_turn_bonus: int = 0  # German house rule: going out at once on the first turn
     ask_once_per_deal: bool = False
+    ask_during_play: bool = False  # "may I go out?" anywhere in the play phase, not only on drawing
+    freeze_on_black_three: bool = False  # a black three in the pile freezes it (natural pair only)
     sujo: bool = False  # the target must be hit exactly
     concealed_waives_minimum: bool = True  # going out concealed after a stock draw
     wild_meld: str = "none"  # none | complete (seven wild cards laid at once) | grow (3 to 7)
@@ -288,7 +290,7 @@ SECTIONS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
                                               "pile_always_frozen")),
     ("discarding", "discard", ("discard_rules", "empty_pile_ranks")),
     ("frozen pile", "pile.frozen", ("freeze_on_wild", "freeze_on_red_three",
-                                    "frozen_until_melded")),
+                                    "freeze_on_black_three", "frozen_until_melded")),
     ("bonus threes", "threes.red", ("red_three_bonus", "red_three_bonus_all", "red_three_card_points",
                                   "red_three_negative", "red_three_in_hand_penalty",
                                   "all_threes_bonus", "last_three_kept", "threes_by_colour")),
@@ -296,7 +298,7 @@ SECTIONS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("going out concealed", "going_out.concealed", ("concealed_bonus", "concealed_rule",
                                                     "blatt_bonus", "hand_canasta_bonus",
                                                     "first_turn_bonus")),
-    ("may I go out?", "going_out.ask", ("ask_partner", "ask_once_per_deal")),
+    ("may I go out?", "going_out.ask", ("ask_partner", "ask_once_per_deal", "ask_during_play")),
     ("end of the stock", "stock_exhausted", ("stock_exhausted", "stock_exhausted_penalty")),
     ("penalties", "scoring", ("melded_negative_without_canasta", "incomplete_penalties",
                               "wild_meld_incomplete_penalty", "wild_meld_incomplete_four_jokers",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Final, NamedTuple
 
-from .cards import JOKER, REAL, Counts, is_red_three, is_wild
+from .cards import JOKER, REAL, Counts, is_black_three, is_red_three, is_wild
 from .rules import RuleSet
 
 DRAW: Final = "draw"
@@ -18,6 +18,7 @@ ANSWER: Final = "answer"
 OVER: Final = "over"
 _WILD_CARDS: Final = frozenset(c for c in range(JOKER + 1) if is_wild(c))
 _RED_THREES: Final = frozenset(c for c in range(JOKER + 1) if is_red_three(c))
+_BLACK_THREES: Final = frozenset(c for c in range(JOKER + 1) if is_black_three(c))
 # a named tuple's own ``__new__`` is Python (a frame per call, even compiled): hot code makes
 # its tuples with ``tuple.__new__``, the C function that one calls
 new_tuple: Final = tuple.__new__
@@ -49,12 +50,12 @@ class Pile(NamedTuple):
     cards: tuple[int, ...] | None
     top: int | None
     size: int
-    frozen: bool  # frozen for everyone: a wild card or a red three lies in it
+    frozen: bool  # frozen for everyone: a card that freezes it lies in it
 
     @staticmethod
     def of(cards: tuple[int, ...], freeze_on_wild: bool = True,
-           freeze_on_red_three: bool = True) -> Pile:
-        return pile_of(cards, freeze_on_wild, freeze_on_red_three)
+           freeze_on_red_three: bool = True, freeze_on_black_three: bool = False) -> Pile:
+        return pile_of(cards, freeze_on_wild, freeze_on_red_three, freeze_on_black_three)
 
 
 EMPTY_PILE: Final = Pile((), None, 0, False)
@@ -74,11 +75,13 @@ def meld_of(rank: int, cards: tuple[int, ...] | list[int]) -> Meld:
 
 
 def pile_of(cards: tuple[int, ...], freeze_on_wild: bool = True,
-            freeze_on_red_three: bool = True) -> Pile:
-    """A known pile; frozen for everyone while a red three (turned up at the deal) or a wild
-    card lies in it, where these freeze it (pagat "Frozen Discard Pile")."""
+            freeze_on_red_three: bool = True, freeze_on_black_three: bool = False) -> Pile:
+    """A known pile; frozen for everyone while a red three (turned up at the deal), a wild card
+    or a black three lies in it, where these freeze it (pagat "Frozen Discard Pile"; seed 003
+    'Häufige Varianten: Einfrierregeln')."""
     frozen = ((freeze_on_wild and not _WILD_CARDS.isdisjoint(cards))
-              or (freeze_on_red_three and not _RED_THREES.isdisjoint(cards)))
+              or (freeze_on_red_three and not _RED_THREES.isdisjoint(cards))
+              or (freeze_on_black_three and not _BLACK_THREES.isdisjoint(cards)))
     pile: Pile = new_tuple(Pile, (cards, cards[-1] if cards else None, len(cards), frozen))
     return pile
 

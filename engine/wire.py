@@ -24,6 +24,7 @@ from .cards import (
     card_code,
     cards_of,
     counts_of,
+    is_black_three,
     is_real_sequence,
     is_red_three,
     is_wild,
@@ -246,7 +247,7 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
                         {"detail": "a top card goes with a non-empty pile"}))
         if top is not None:
             card = parse_card(top)
-            if is_wild(card) and not pile.get("frozen"):
+            if is_wild(card) and rules.freeze_on_wild and not pile.get("frozen"):
                 add(Problem("PILE_VIEW_INCONSISTENT", "/discard/frozen",
                             {"detail": "a wild card on top freezes the pile"}))
             if card in bonus_cards:
@@ -381,6 +382,9 @@ def _meld_problems(rules: RuleSet, meld: Meld, cards: tuple[int, ...], path: str
             at = f"{path}/rank" if refusal.code == "WILD_MELD_NOT_ALLOWED" else path
             add(Problem(refusal.code, at, refusal.params))
         return
+    if rank == THREE and not rules.black_three_meld and all(is_black_three(c) for c in cards):
+        add(Problem("BLACK_THREES_NOT_MELDABLE", path))  # never melded in this variant
+        return
     if not _naturals_match(meld) or (rank == THREE and not rules.bonus_cards.isdisjoint(cards)):
         _wrong_cards(rules, rank, cards, path, add)
         return
@@ -395,18 +399,35 @@ def _meld_problems(rules: RuleSet, meld: Meld, cards: tuple[int, ...], path: str
 def _wrong_cards(rules: RuleSet, rank: int, cards: tuple[int, ...], path: str, add: Any) -> None:
     """The cards that do not belong in a meld of ``rank``."""
     for j, c in enumerate(cards):
-        if rules.is_bonus_card(c):
+        if is_black_three(c) and (rules.is_bonus_card(c) or not rules.black_three_meld):
+            add(Problem("BLACK_THREES_NOT_MELDABLE", f"{path}/cards/{j}"))
+        elif rules.is_bonus_card(c):
             add(Problem("RED_THREE_NOT_MELDABLE", f"{path}/cards/{j}"))
         elif not is_wild(c) and c >> 2 != rank:
             add(Problem("MELD_RANK_MISMATCH", f"{path}/cards/{j}",
                         {"rank": rank_code(rank), "card": card_code(c)}))
 
 
+def _stock_empty(data: Data) -> bool:
+    stock: Any = data["stock"]
+    return not (stock["size"] if isinstance(stock, dict) else stock)
+
+
+def stock_ran_out(data: Data) -> bool:
+    """Did the deal end with the stock used up? Said by ``turn.stock_exhausted``, or by the rest
+    of an over deal unambiguously: nobody went out and the stock is empty."""
+    turn: Data = data["turn"]
+    if turn.get("stock_exhausted"):
+        return True
+    return turn.get("phase") == OVER and turn.get("went_out") is None and _stock_empty(data)
+
+
 def _check_turn(rules: RuleSet, data: Data, turn: Data, add: Any) -> None:
     phase: str = turn.get("phase", DRAW)
     detail = None
     if phase == OVER:
-        if turn.get("went_out") is None and not turn.get("stock_exhausted"):
+        if (turn.get("went_out") is None and not turn.get("stock_exhausted")
+                and not _stock_empty(data)):
             detail = "a deal is over when someone went out or the stock ran out"
     else:
         if turn.get("went_out") is not None or turn.get("stock_exhausted") or turn.get("concealed"):
@@ -444,7 +465,8 @@ def state_from_data(data: Data, rules: RuleSet | None = None) -> State:
         pile = Pile(None, parse_card(top) if top is not None else None, pile_data["size"],
                     bool(pile_data.get("frozen")))
     else:
-        pile = pile_of(read.pile, rules.freeze_on_wild, rules.freeze_on_red_three)
+        pile = pile_of(read.pile, rules.freeze_on_wild, rules.freeze_on_red_three,
+                       rules.freeze_on_black_three)
     stock = read.stock
     t: Data = data["turn"]
     held = read.held
@@ -469,7 +491,7 @@ def state_from_data(data: Data, rules: RuleSet | None = None) -> State:
         t.get("went_out"),  # went_out
         bool(t.get("concealed")),  # concealed
         bool(t.get("partner_melded")),  # partner_melded
-        bool(t.get("stock_exhausted")),  # stock_exhausted
+        stock_ran_out(data),  # stock_exhausted
         _seats(t.get("played")),  # played
     ))
     state: State = new_tuple(State, (

@@ -124,7 +124,7 @@ def test_options() -> None:
         api.variant(V, {"players": 4})
     assert caught.value.code == "UNKNOWN_OPTION"
     with pytest.raises(api.OpError) as caught:
-        api.variant(V, {"freeze": "always"})
+        api.variant(V, {"freeze": "black-three"})
     assert caught.value.code == "BAD_OPTION_VALUE"
     rules = api.variant(V, {"target": 5000, "sujo": True, "ask_partner": False,
                             "freeze": "wild"})["rules"]

@@ -793,15 +793,19 @@ def test_empty_pile_after_taking_it() -> None:
 
 @pytest.mark.parametrize("hand, pile, listed", [
     (["KC", "9C"], [], ["9C"]),              # another natural: the king may not go
-    (["KC", "AS"], [], ["AS"]),              # an ace comes before a closed rank
+    (["KC", "AS"], [], ["KC"]),              # the king is "another natural": no ace; the king
+    (["KC", "AS", "7D"], [], ["KC"]),        # nor a seven; the king, since nothing else may go
+    (["KC", "AS", "9C"], [], ["9C"]),        # a plain natural first
+    (["AS", "7D"], [], ["7D", "AS"]),        # aces and sevens alone: either
     (["KC", "2C"], [], ["KC"]),              # nothing else possible: the king
     (["KC", "9C"], ["8D"], ["9C", "KC"]),    # the pile is not empty: any card
 ])
 def test_closed_rank_discard(hand: list[str], pile: list[str], listed: list[str]) -> None:
     """seed 001 (Regeländerungen) 'Abwerfen' ('und eine Karte eines geschlossenen Rangs nur, wenn
     nichts anderes geht') and 'Auslagen' (a pure canasta closes its rank); VARIANTS.md
-    modern-american; README interpretation (the order on an empty pile). The opponents' pure
-    king canasta closes the kings."""
+    modern-american, read literally (ruling of 2026-12-01): a card of a closed rank is "another
+    natural card", so an ace or a seven may not go while one is held. The opponents' pure king
+    canasta closes the kings."""
     state = mtable({0: hand}, melds=([NINES], [meld(*SEVEN_KINGS)]), discard=pile, turn=PLAY)
     assert discards_listed(state) == listed
     if "KC" not in listed:

@@ -25,11 +25,15 @@ SOURCES: dict[str, str] = {
     "initial_meld": f"{SEED}: 'Mindestanforderung für die erste Meldung'",
     "pile.take": f"{SEED}: 'Ihr Zug' 1 (with at least one natural card from the hand)",
     "pile.blocked": f"{SEED}: 'Kartendeck' (black threes are stoppers)",
-    "pile.frozen": f"{SEED}: 'Häufige Varianten: Einfrierregeln' (option freeze)",
+    "pile.frozen": f"{SEED}: 'Häufige Varianten: Einfrierregeln' and 'Kartendeck' (option "
+                   "freeze: none, wild, wild-or-black-three, always)",
+    "pile.wild_top": f"{SEED}: 'Ihr Zug' 1 (the top card is melded with natural cards of its "
+                     "rank; a wild card has no rank)",
     "threes.red": f"{SEED}: 'Punktewertung' (100 each, 800 all four)",
     "threes.black": f"{SEED}: 'Kartendeck' (stoppers; never melded)",
     "going_out": f"{SEED}: 'Ausgehen' 1-2",
-    "going_out.ask": f"{SEED}: 'Ausgehen' 4 (once per hand; the answer binds)",
+    "going_out.ask": f"{SEED}: 'Ausgehen' 4 (once per hand, at any point of the play phase "
+                     "while going out is possible; the answer binds)",
     "going_out.concealed": f"{SEED}: 'Punktewertung' (200 when the hand goes down in one turn)",
     "stock_exhausted": "VARIANTS.md canastra: a player who must draw from an empty stock ends the deal",
     "scoring": f"{SEED}: 'Punktewertung'",
@@ -54,6 +58,7 @@ CANASTRA = replace(
     red_three_negative="never",
     red_three_in_hand_penalty=0,
     ask_once_per_deal=True,
+    ask_during_play=True,
     stock_exhausted="end",
     target=3000,
     one_card_pile_rule=False,
@@ -69,12 +74,18 @@ OPTIONS: tuple[Option, ...] = (
     Option("ask_partner", True, (False, True), "A player may ask a partner \"may I go out?\"."),
     Option("canastra_real", False, (False, True),
            "A natural seven-card sequence of one suit is a canastra with a 500 bonus."),
-    Option("freeze", "none", ("none", "wild"),
-           "House rule: 'wild' freezes the pile while a wild card lies in it (natural pair only)."),
+    Option("freeze", "none", ("none", "wild", "wild-or-black-three", "always"),
+           "House rule: 'wild' freezes the pile while a wild card lies in it, "
+           "'wild-or-black-three' also while a black three does, 'always' freezes every pile; "
+           "a frozen pile is taken only with a natural pair of the top card's rank."),
 )
 
 
 def build(options: dict[str, Any]) -> RuleSet:
+    freeze = options["freeze"]
     return replace(CANASTRA, target=options["target"], sujo=options["sujo"],
-                   ask_partner=options["ask_partner"], freeze_on_wild=options["freeze"] == "wild",
+                   ask_partner=options["ask_partner"],
+                   freeze_on_wild=freeze in ("wild", "wild-or-black-three"),
+                   freeze_on_black_three=freeze == "wild-or-black-three",
+                   pile_always_frozen=freeze == "always",
                    real_canasta_bonus=500 if options["canastra_real"] else 0)

@@ -23,6 +23,7 @@ SOURCES: dict[str, str] = {
     "pile.take": "pagat: The Play in Classic Canasta (seed 000 'Den Ablagestapel nehmen')",
     "discard": "pagat: The Play in Classic Canasta (seed 000 'Ablauf eines Zuges')",
     "pile.blocked": "pagat: The Play in Classic Canasta (seed 000 'Den Ablagestapel nehmen')",
+    "pile.wild_top": "pagat: The Play in Classic Canasta (seed 000 'Den Ablagestapel nehmen')",
     "pile.frozen": "pagat: Frozen Discard Pile (seed 000 'Der eingefrorene Stapel')",
     "pile.buried": "pagat: The Play in Classic Canasta (seed 000 'Streit- und Sonderfälle')",
     "pile.one_card": "Britannica: canasta, Going out (research.md §2.5)",

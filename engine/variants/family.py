@@ -24,6 +24,8 @@ SOURCES: dict[str, str] = {
     "pile.take": f"{SEED}: 'Ablagestapel aufnehmen ... wenn dein Team schon eine Erstmeldung hat'",
     "pile.blocked": f"{SEED}: 'Solange eine schwarze Drei oben ... kann niemand den Stapel aufnehmen'",
     "pile.frozen": f"{SEED}: no freezing; the pile only after the initial meld",
+    "pile.wild_top": f"{SEED}: step 1 'eine Karte, die zu einer Meldung passt' (a wild card "
+                     "fits no meld of a rank)",
     "threes.red": f"{SEED}: 'Bekommst du eine rote Drei ... 100 Bonuspunkte' (VARIANTS.md family)",
     "threes.black": f"{SEED}: 'Schwarze Dreien darfst du nur als letzte Karte deines Zuges ablegen'",
     "going_out": f"{SEED}: 'Ausgehen ... mindestens eine vollständige Canasta'",
