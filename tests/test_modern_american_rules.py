@@ -808,10 +808,13 @@ def test_closed_rank_discard(hand: list[str], pile: list[str], listed: list[str]
     canasta closes the kings."""
     state = mtable({0: hand}, melds=([NINES], [meld(*SEVEN_KINGS)]), discard=pile, turn=PLAY)
     assert discards_listed(state) == listed
-    if "KC" not in listed:
-        assert refused(state, discard("KC")) == (0, "CLOSED_RANK_DISCARD")
-    else:
-        assert_legal(state, discard("KC"))
+    for card in hand:
+        if card in listed:
+            assert_legal(state, discard(card))
+        elif card == "KC":
+            assert refused(state, discard(card)) == (0, "CLOSED_RANK_DISCARD")
+        elif card[0] in "A7":
+            assert refused(state, discard(card)) == (0, "EMPTY_PILE_DISCARD")
 
 
 def test_mixed_canasta_rank_is_no_closed_rank_discard() -> None:
