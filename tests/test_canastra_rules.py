@@ -372,6 +372,70 @@ def test_freeze_option_wild_discarded_freezes_the_pile() -> None:
             assert_legal(state, take("KC"))
 
 
+def test_freeze_option_black_three_in_the_pile_needs_a_natural_pair() -> None:
+    """seed 003 'Häufige Varianten: Einfrierregeln' ('In einigen Häusern wird der Stapel durch eine
+    schwarze Drei oder eine wilde Karte „eingefroren"'); VARIANTS.md canastra (option ``freeze``:
+    ``wild-or-black-three``, ruling of 2026-12-01). A black three covered in the pile still
+    freezes it: only a natural pair of the top card's rank takes it; with ``wild`` it does not."""
+    hands = {0: ["KD", "KC", "JK", "9C", "4C"]}
+    pile = ["9D", "3S", "KH"]
+    state = cst(hands, discard=pile, melds=([NINES, K3], []),
+                options={"freeze": "wild-or-black-three"})
+    assert refused(state, take("KD")) == (0, "PILE_FROZEN_NEEDS_NATURAL_PAIR")
+    assert refused(state, take("KD", "JK")) == (0, "PILE_FROZEN_NEEDS_NATURAL_PAIR")
+    assert [sorted(a["cards"]) for a in takes_listed(state)] == [["KC", "KD"]]
+    assert_legal(state, take("KD", "KC"))
+    wild_only = cst(hands, discard=pile, melds=([NINES, K3], []), options={"freeze": "wild"})
+    assert_legal(wild_only, take("KD"))
+
+
+def test_freeze_option_black_three_discarded_freezes_for_everyone() -> None:
+    """seed 003 'Kartendeck' (black threes stop the next player) and 'Häufige Varianten:
+    Einfrierregeln'; VARIANTS.md canastra (``freeze: wild-or-black-three``: a black three
+    discarded freezes the pile besides stopping the next player). Seat 3 discards a black three:
+    seat 0 is stopped and covers it; the pile stays frozen: seat 1 needs a natural pair."""
+    options = {"freeze": "wild-or-black-three"}
+    hands = {3: ["3C", "8C", "6C"], 0: ["QH", "8D", "6D"], 1: ["QD", "QC", "JK", "7C"]}
+    melds = ([NINES], [meld("QS", "QS", "QH")])
+    state = cst(hands, discard=["9D", "KH"], melds=melds, turn={"seat": 3, **PLAY},
+                options=options)
+    state = after(state, discard("3C"))
+    assert refused(state, take()) == (0, "PILE_BLOCKED_BY_BLACK_THREE")
+    state = after(state, DRAW, discard("QH"))
+    assert state["turn"]["seat"] == 1 and state["discard"][-2:] == ["3C", "QH"]
+    assert refused(state, take("QD")) == (0, "PILE_FROZEN_NEEDS_NATURAL_PAIR")
+    assert refused(state, take("QD", "JK")) == (0, "PILE_FROZEN_NEEDS_NATURAL_PAIR")
+    assert_legal(state, take("QD", "QC"))
+    unfrozen = {**state, "options": {"freeze": "wild"}}
+    assert_legal(unfrozen, take("QD"))
+
+
+def test_freeze_option_always_needs_a_natural_pair() -> None:
+    """seed 003 'Kartendeck' ('manche Gruppen behandeln alle Ablagen als eingefroren' -- house
+    rule); VARIANTS.md canastra (``freeze: always``, ruling of 2026-12-01). Every pile is frozen:
+    adding the top card with one natural, or a natural and a wild, is refused."""
+    state = cst({0: ["KD", "KC", "JK", "9C", "4C"]}, discard=["9D", "5D", "KH"],
+                melds=([NINES, K3], []), options={"freeze": "always"})
+    assert refused(state, take("KD")) == (0, "PILE_FROZEN_NEEDS_NATURAL_PAIR")
+    assert refused(state, take("KD", "JK")) == (0, "PILE_FROZEN_NEEDS_NATURAL_PAIR")
+    assert [sorted(a["cards"]) for a in takes_listed(state)] == [["KC", "KD"]]
+    assert api.variant(V, {"freeze": "always"})["rules"]["pile_always_frozen"] is True
+
+
+@pytest.mark.parametrize("wild", ["2C", "JK"])
+def test_wild_card_on_top_cannot_be_taken_and_cites_its_rule(wild: str) -> None:
+    """seed 003 'Ihr Zug' 1 (the top card is melded with natural cards of its rank; a wild card
+    has no rank); VARIANTS.md canastra (ruling of 2026-12-01: cite 'Ihr Zug' 1, not the
+    black-three sentence); issue 15 defect 5."""
+    state = cst({0: ["KD", "KC", wild, "9C"]}, discard=["9D", "KH", wild],
+                melds=([NINES, K3], []))
+    verdict = api.check({"state": state, "actions": [take("KD", "KC")]})
+    assert verdict["reason"]["code"] == "PILE_BLOCKED_BY_WILD"
+    assert "Ihr Zug" in verdict["reason"]["rule"] and "schwarze" not in verdict["reason"]["rule"]
+    assert verdict["reason"]["rule"] != api.variant(V)["rules"]["sources"]["pile.blocked"]
+    assert takes_listed(state) == []
+
+
 @pytest.mark.parametrize("black", BLACK_THREES)
 def test_black_three_discarded_stops_the_next_player(black: str) -> None:
     """seed 003 'Kartendeck' ('Schwarze Dreien sind Stopper: Wenn sie oben auf dem Ablagestapel
@@ -494,6 +558,34 @@ def test_black_threes_never_melded() -> None:
     assert refused(state, lay("3S", "3S", "3C", "3C")) == (0, "BLACK_THREES_NOT_MELDABLE")
     new = after(cst({0: ["3S"]}, melds=([JACKS_CANASTRA], []), turn=PLAY), discard("3S"))
     assert (new["turn"]["phase"], new["turn"]["went_out"]) == ("over", 0)
+
+
+@pytest.mark.parametrize("seat, phase, went_out", [(0, "play", None), (0, "over", 0),
+                                                  (1, "play", None)])
+def test_validate_refuses_a_meld_of_black_threes(seat: int, phase: str, went_out: int | None,
+                                                 ) -> None:
+    """seed 003 'Kartendeck' (black threes are stoppers, never melded); VARIANTS.md canastra;
+    issue 15 defect 3. A meld of black threes on the table is a problem whoever lies it with:
+    the side to move, the side that went out, the other side."""
+    state = cst({0: ["KD", "KC", "9C"]}, melds=([JACKS_CANASTRA], []), turn=PLAY)
+    side = seat % 2
+    state["melds"][side] = [*state["melds"][side], meld("3S", "3S", "3C", rank="3")]
+    state["stock"] = [c for c in state["stock"]]
+    for card in ("3S", "3S", "3C"):
+        holder = next(i for i, h in enumerate(state["hands"]) if card in h) if any(
+            card in h for h in state["hands"]) else None
+        if holder is not None:
+            state["hands"][holder].remove(card)
+        else:
+            state["stock"].remove(card)
+    if phase == "over":
+        state["hands"][0] = []
+        state["stock"] += ["KD", "KC", "9C"]
+        state["turn"] = {"seat": 0, "phase": "over", "went_out": went_out}
+    problems = api.validate({"state": state})["problems"]
+    codes = [(p["code"], p["path"]) for p in problems]
+    assert ("BLACK_THREES_NOT_MELDABLE", f"/state/melds/{side}/{len(state['melds'][side]) - 1}"
+            ) in codes, codes
 
 
 # =============================================================================================
@@ -698,6 +790,39 @@ def test_ask_once_per_deal(seat: int, asked_before: list[int], ok: bool) -> None
     else:
         assert refused(state, ASK) == (0, "ASK_NOT_ALLOWED")
         assert "ask" not in [a["type"] for a in legal_list(state)]
+
+
+@pytest.mark.parametrize("when", ["after melding", "after taking the pile", "after a meld added"])
+def test_ask_at_any_point_of_the_play_phase(when: str) -> None:
+    """seed 003 'Ausgehen' 4 ('Bevor ein Spieler ausgeht, darf er seinen Partner einmal pro Hand
+    fragen'); VARIANTS.md canastra (ruling of 2026-12-01: at any point of the play phase, after
+    drawing or taking the pile, before or after melding, once per deal, while going out is still
+    possible; a yes binds)."""
+    if when == "after taking the pile":
+        state = cst({0: ["KD", "KC", "9C"]}, discard=["KH"], melds=([JACKS_CANASTRA], []))
+        state = after(state, take("KD", "KC"))
+        finish = [discard("9C")]
+    elif when == "after melding":
+        state = after(_asking(), lay("KD", "KC", "KH"))
+        finish = [discard("9C")]
+    else:
+        state = cst({0: ["KD", "QD", "QC", "QH", "9C"]}, melds=([JACKS_CANASTRA, K3], []),
+                    turn=PLAY)
+        state = after(state, lay("KD"))
+        finish = [lay("QD", "QC", "QH"), discard("9C")]
+    yes = after(state, ASK, answer(True))
+    assert yes["turn"]["asked"] == "yes"
+    assert after(yes, *finish)["turn"]["went_out"] == 0
+    assert refused(after(state, ASK, answer(False)), *finish)[1] == "PARTNER_SAID_NO"
+
+
+def test_ask_during_play_only_while_going_out_is_possible() -> None:
+    """seed 003 'Ausgehen' 4 (a yes binds); VARIANTS.md canastra (ruling of 2026-12-01: 'provided
+    he could still go out this turn'). After melding, a hand of two odd cards cannot go out."""
+    state = cst({0: ["KD", "KC", "KH", "9C", "5D"]}, melds=([JACKS_CANASTRA], []), turn=PLAY)
+    state = after(state, lay("KD", "KC", "KH"))
+    assert refused(state, ASK) == (0, "ASK_NOT_ALLOWED")
+    assert "ask" not in [a["type"] for a in legal_list(state)]
 
 
 def test_ask_partner_option_off() -> None:

@@ -601,6 +601,48 @@ def test_black_threes_with_a_final_discard() -> None:
     assert refused(kept, lay("3S", "3S", "3C")) == (0, "BLACK_THREES_ONLY_WHEN_GOING_OUT")
 
 
+THREES = ["3S", "3S", "3C"]
+
+
+@pytest.mark.parametrize("order", ["fives first", "threes first"])
+def test_unopened_side_goes_out_with_a_canasta_and_black_threes_in_either_order(order: str) -> None:
+    """seed 004 (ASS Altenburger) 'Das Ausmachen' ('Ausnahme: Wer mit drei schwarzen Dreien
+    ausmacht, braucht keine Karte mehr auf den "Posso" zu werfen'); VARIANTS.md german; issue 15
+    defect 1. A side that has not melded holds seven fives and three black threes: it goes out
+    by melding both, no discard, whichever comes first; the fives meld is listed."""
+    state = gtable({0: SEVEN_FIVES + THREES}, turn=PLAY)
+    fives, threes = lay(*SEVEN_FIVES), lay(*THREES)
+    actions = (fives, threes) if order == "fives first" else (threes, fives)
+    new = after(state, *actions)
+    assert (new["turn"]["phase"], new["turn"]["went_out"]) == ("over", 0)
+    listed = [sorted(a["cards"]) for a in legal_list(state) if a["type"] == "meld"]
+    assert sorted(SEVEN_FIVES) in listed and sorted(THREES) in listed
+
+
+def test_ask_and_a_yes_with_black_threes_in_the_hand() -> None:
+    """seed 004 (ASS Altenburger) 'Das Ausmachen' (asking the partner; going out with three black
+    threes needs no discard); VARIANTS.md german; issue 15 defect 1. A player who can go out only
+    by completing a canasta and melding his black threes may ask; after a yes, either order of the
+    two melds goes out."""
+    hand = ["KH", "KD", "KD", "KC", *THREES]
+    state = gtable({0: hand}, melds=([K3], []), turn={**PLAY, "melded": [0, 2]})
+    assert_legal(state, ASK)
+    yes = after(state, ASK, {"type": "answer", "allow": True})
+    for actions in ((lay("KH", "KD", "KD", "KC"), lay(*THREES)),
+                    (lay(*THREES), lay("KH", "KD", "KD", "KC"))):
+        assert after(yes, *actions)["turn"]["went_out"] == 0
+    assert any(a["type"] == "meld" and a["cards"][0][0] == "K" for a in legal_list(yes))
+
+
+def test_two_black_threes_do_not_go_out_without_a_discard() -> None:
+    """seed 004 (ASS Altenburger) 'Das Ausmachen' (three black threes, and only they, spare the
+    last discard); VARIANTS.md german. The control: with two black threes the hand cannot be
+    melded out, so the player may not ask and an unopened side may not lay the fives."""
+    state = gtable({0: SEVEN_FIVES + ["3S", "3C"]}, turn=PLAY)
+    assert refused(state, lay(*SEVEN_FIVES))[1] == "INITIAL_MELD_UNREACHABLE"
+    assert refused(state, ASK) == (0, "ASK_NOT_ALLOWED")
+
+
 # =============================================================================================
 # 7. Going-out bonuses: Blatt-Ausmachen 200, Handcanasta 1,000
 # =============================================================================================
