@@ -71,7 +71,7 @@ class Ctx:
 
     __slots__ = ("state", "rules", "seat", "side", "hand", "hand_size", "opened", "melds",
                  "_info", "minimum", "pending_points", "need", "must_out", "go_ok", "nat",
-                 "scope")
+                 "scope", "_in_sequences")
 
     def __init__(self, state: State) -> None:
         rules = state.rules
@@ -94,6 +94,7 @@ class Ctx:
         self.must_out = turn.asked == "yes" or THREE in self.melds
         self.go_ok = turn.asked != "no"
         self.nat = naturals_by_rank(self.hand) if self.hand is not None else None
+        self._in_sequences: dict[int, int] | None = None
 
     @property
     def pile_rank(self) -> int | None:
@@ -115,7 +116,23 @@ class Ctx:
         for c in range(rank * 4, rank * 4 + 4):
             for _ in range(hand[c]):  # a native loop compiled; ``(c,) * n`` is a generic call
                 out.append(c)
+        if self.rules.real_canasta_bonus and len(out) > 1:
+            # suits matter where suit sequences are melded: the cards no sequence of the hand
+            # needs come first, so a listed meld or pickup keeps the sequences (seed 003)
+            uses = self.in_sequences()
+            out.sort(key=lambda c: uses.get(c, 0))
         return out
+
+    def in_sequences(self) -> dict[int, int]:
+        """How many of the hand's suit sequences of seven each card belongs to."""
+        if self._in_sequences is None:
+            uses: dict[int, int] = {}
+            if self.hand is not None:
+                for cards in feasible.real_sequences(self.hand):
+                    for c in cards:
+                        uses[c] = uses.get(c, 0) + 1
+            self._in_sequences = uses
+        return self._in_sequences
 
 
 def _points(rules: Any, melds: tuple[Meld, ...]) -> int:

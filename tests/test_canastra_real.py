@@ -94,3 +94,40 @@ def test_listing_is_exactly_what_apply_accepts() -> None:
                          ({0: SPADES_LOW + ["KC", "QD", "5H"]}, ([], []))):
         state = state_from_data(cst(hands, melds=melds, turn=PLAY))
         check_closed(state, list(legal_actions(state)))
+
+
+KINGS = ["KC", "KD", "KS"]  # 30 points: short of 90 alone, enough with a sequence
+
+
+def test_minimum_reached_only_with_the_sequence_lists_both_melds() -> None:
+    """seed 003 'Mindestanforderung für die erste Meldung' ('mehrere kleinere Meldungen ... im
+    selben Zug') and 'Häufige Varianten: Canastra Real'; VARIANTS.md canastra; issue 15 defect 2.
+    A side at 1,500 needs 90: the hearts sequence (80) with the kings (30) reach it, neither
+    alone. Both are listed, and either order of the two is legal."""
+    state = cst({0: HEARTS + KINGS + ["5C", "6D"]}, scores=(1500, 0), turn=PLAY)
+    listed = [(a.get("rank"), sorted(a["cards"])) for a in legal_list(state) if a["type"] == "meld"]
+    assert ("real", sorted(HEARTS)) in listed
+    assert any(rank == "K" and cards == sorted(KINGS) for rank, cards in listed), listed
+    for actions in ((real(*HEARTS), {"type": "meld", "cards": KINGS}),
+                    ({"type": "meld", "cards": KINGS}, real(*HEARTS))):
+        new = after(state, *actions)
+        assert {m["rank"] for m in new["melds"][0]} == {"real", "K"}
+
+
+def test_the_kings_alone_stay_short() -> None:
+    """The control of the test above: without the sequence in the hand the kings are refused."""
+    state = cst({0: ["AH", "KH", "QH", "JH", "TH", "9H"] + KINGS + ["5C", "6D", "4S"]},
+                scores=(1500, 0), turn=PLAY)
+    assert refused(state, {"type": "meld", "cards": KINGS}) == (0, "INITIAL_MELD_UNREACHABLE")
+
+
+def test_ask_when_only_the_sequence_makes_the_canastra() -> None:
+    """seed 003 'Ausgehen' 1 (a canastra to go out) and 4 (asking the partner); 'Häufige
+    Varianten: Canastra Real' ('gilt als Canastra'); VARIANTS.md canastra; issue 15 defect 2.
+    The side has no canastra yet; the hand's sequence is one, so the player may ask and, after a
+    yes, go out through it."""
+    state = cst({0: HEARTS + ["5C"]}, melds=([NINES], []), turn={**PLAY, "melded": [0]})
+    yes = after(state, {"type": "ask"}, {"type": "answer", "allow": True})
+    new = after(yes, real(*HEARTS), discard("5C"))
+    assert new["turn"]["went_out"] == 0
+    assert refused(yes, discard("5C")) == (0, "MUST_GO_OUT")

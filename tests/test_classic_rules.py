@@ -11,6 +11,7 @@ empty).
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -904,6 +905,45 @@ def test_empty_stock_forces_taking_matching_unfrozen_pile() -> None:
     new = after(state, take())
     assert side_melds(new, 0)["K"] == ["KH", "KH", "KS", "KS"]
     assert new["turn"]["phase"] == "play"
+
+
+@pytest.mark.parametrize("pile, melds, code", [
+    (["8D", "KH"], ([K3], []), "MUST_TAKE_PILE"),       # matches the side's kings: must take
+    (["8D", "2C", "KH"], ([K3], []), None),             # frozen: may draw, the deal ends
+    (["8D", "QH"], ([K3], []), None),                   # no meld of queens: may draw
+])
+def test_compulsory_pickup_needs_only_the_top_card_and_the_melds(pile: list[str], melds: Any,
+                                                                 code: str | None) -> None:
+    """seed 000 'Der Stapel ist leer'; pagat: Going Out ('must take it when it is not frozen and
+    the top card matches a meld of his side'); issue 15 defect 4. The rule reads only the top card,
+    the pile's freezing and the side's melds: the same answer whether the hand is written out
+    or given only as its size."""
+    state = _empty_stock(["9C", "4C"], pile, melds)
+    sized = copy.deepcopy(state)
+    sized["hands"][0] = {"size": len(state["hands"][0])}
+    for given in (state, sized):
+        verdict = api.check({"state": given, "actions": [DRAW]})
+        if code:
+            assert verdict["reason"]["code"] == code, given
+        else:
+            assert verdict == {"legal": True}
+
+
+def test_over_with_nobody_out_and_an_empty_stock_is_a_stock_exhausted_ending() -> None:
+    """seed 000 'Der Stapel ist leer'; pagat: Going Out; issue 15 defect 6. A deal given as over,
+    with nobody out and the stock empty, ended when the stock ran out, ``stock_exhausted`` given
+    or not: it validates and scores as such; with cards left in the stock it stays refused."""
+    ended = run(_empty_stock(["9C", "4C"], ["8D", "QH"], ([K3], [])), DRAW)["state"]
+    assert ended["turn"]["stock_exhausted"] is True
+    unsaid = copy.deepcopy(ended)
+    del unsaid["turn"]["stock_exhausted"]
+    assert api.validate({"state": unsaid}) == {"valid": True, "problems": []}
+    assert score(unsaid) == score(ended)
+    assert api.apply({"state": unsaid, "actions": []})["state"]["turn"]["stock_exhausted"] is True
+    with_stock = copy.deepcopy(unsaid)
+    with_stock["stock"] = [with_stock["hands"][1].pop()]
+    codes = {(p["code"], p["path"]) for p in api.validate({"state": with_stock})["problems"]}
+    assert codes == {("PHASE_INCONSISTENT", "/state/turn")}
 
 
 @pytest.mark.parametrize("case, pile, melds, may_take", [

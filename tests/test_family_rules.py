@@ -387,6 +387,19 @@ def test_wild_discarded_does_not_freeze_the_pile() -> None:
     assert_legal(state, take("KC", "JK"))
 
 
+@pytest.mark.parametrize("wild", ["2C", "JK"])
+def test_wild_card_on_top_fits_no_meld_and_cites_passt(wild: str) -> None:
+    """seed 002 turn step 1 ('Liegt oben auf dem Ablagestapel eine Karte, die zu einer Meldung
+    passt ...'); VARIANTS.md family (ruling of 2026-12-01: a wild card on top fits no meld of a
+    rank, so it cannot be taken; cite 'passt', not the black-three sentence); issue 15 defect 5."""
+    state = fam({0: ["KD", "KC", wild, "9C"]}, discard=["9D", "KH", wild],
+                melds=([NINES, meld("KS", "KS", "KD")], []))
+    verdict = api.check({"state": state, "actions": [take()]})
+    assert verdict["reason"]["code"] == "PILE_BLOCKED_BY_WILD"
+    assert "passt" in verdict["reason"]["rule"] and "schwarze" not in verdict["reason"]["rule"]
+    assert takes_listed(state) == []
+
+
 @pytest.mark.parametrize("black", BLACK_THREES)
 @pytest.mark.parametrize("seat", [0, 1])
 def test_black_three_on_top_stops_anybody(black: str, seat: int) -> None:
