@@ -638,6 +638,10 @@ _ASK_AFTER_DRAWING: Final = Refusal("ASK_NOT_ALLOWED", {"why": {
 _ASK_WHEN_OUT_POSSIBLE: Final = Refusal("ASK_NOT_ALLOWED", {"why": {
     "en": "only when you could go out this turn (a yes binds)",
     "de": "nur, wenn du in diesem Zug ausmachen könntest (ein Ja bindet)"}})
+_ASK_WHEN_A_NO_LEAVES_A_TURN: Final = Refusal("ASK_NOT_ALLOWED", {"why": {
+    "en": "only while a no would still let you end the turn with a discard that keeps a card",
+    "de": "nur, solange du nach einem Nein den Zug noch mit einem Abwurf beenden und eine "
+          "Karte behalten könntest"}})
 
 
 def _judge_ask(ctx: Ctx, action: Action) -> Plan | Refusal:
@@ -653,7 +657,20 @@ def _judge_ask(ctx: Ctx, action: Action) -> Plan | Refusal:
         return _ASK_AFTER_DRAWING
     if not _could_go_out(ctx):
         return _ASK_WHEN_OUT_POSSIBLE
+    if not _could_finish_without_going_out(ctx):
+        return _ASK_WHEN_A_NO_LEAVES_A_TURN
     return Plan(action)
+
+
+def _could_finish_without_going_out(ctx: Ctx) -> bool:
+    """After a no the turn must still end with a discard that keeps a card: asked during play
+    (seed 003), the hand may be down to one card, or the pending melds short of the minimum."""
+    turn, hand = ctx.state.turn, ctx.hand
+    if ctx.opened or not (turn.pending or turn.took_pile):
+        return ctx.hand_size >= 2
+    assert hand is not None
+    return feasible.reaches_minimum(ctx.rules, hand, ctx.info, max(0, 2 - turn.held_size),
+                                    ctx.minimum - ctx.pending_points, ctx.scope)
 
 
 def _could_go_out(ctx: Ctx) -> bool:

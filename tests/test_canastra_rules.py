@@ -799,12 +799,15 @@ def test_ask_at_any_point_of_the_play_phase(when: str) -> None:
     drawing or taking the pile, before or after melding, once per deal, while going out is still
     possible; a yes binds)."""
     if when == "after taking the pile":
-        state = cst({0: ["KD", "KC", "9C"]}, discard=["KH"], melds=([JACKS_CANASTRA], []))
+        state = cst({0: ["KD", "KC", "QD", "QC", "QH", "9C"]}, discard=["KH"],
+                    melds=([JACKS_CANASTRA], []))
         state = after(state, take("KD", "KC"))
-        finish = [discard("9C")]
+        finish = [lay("QD", "QC", "QH"), discard("9C")]
     elif when == "after melding":
-        state = after(_asking(), lay("KD", "KC", "KH"))
-        finish = [discard("9C")]
+        state = cst({0: ["KD", "KC", "KH", "QD", "QC", "QH", "9C"]}, melds=([JACKS_CANASTRA], []),
+                    turn=PLAY)
+        state = after(state, lay("KD", "KC", "KH"))
+        finish = [lay("QD", "QC", "QH"), discard("9C")]
     else:
         state = cst({0: ["KD", "QD", "QC", "QH", "9C"]}, melds=([JACKS_CANASTRA, K3], []),
                     turn=PLAY)
@@ -823,6 +826,17 @@ def test_ask_during_play_only_while_going_out_is_possible() -> None:
     state = after(state, lay("KD", "KC", "KH"))
     assert refused(state, ASK) == (0, "ASK_NOT_ALLOWED")
     assert "ask" not in [a["type"] for a in legal_list(state)]
+
+
+def test_no_ask_when_a_no_would_leave_no_way_to_end_the_turn() -> None:
+    """seed 003 'Ausgehen' 4 (the answer binds) and 'Ihr Zug' 4 (the turn ends with a discard);
+    VARIANTS.md canastra (ruling of 2026-12-01). Melded down to one card, the player could go out,
+    but after a no he could neither go out nor discard and keep a card: he may not ask (found by
+    the property tests as a state with no legal action)."""
+    state = after(_asking(), lay("KD", "KC", "KH"))
+    assert hand_of(state, 0) == ["9C"]
+    assert refused(state, ASK) == (0, "ASK_NOT_ALLOWED")
+    assert after(state, discard("9C"))["turn"]["went_out"] == 0
 
 
 def test_ask_partner_option_off() -> None:
