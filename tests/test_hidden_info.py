@@ -4,11 +4,14 @@ legal actions; where a hidden card is needed it answers NEEDS_HIDDEN_INFO (CONTR
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from engine import api, legal_actions, rules_for, state_to_data
+from engine import VARIANTS, Action, State, api, check_actions, legal_actions, rules_for, state_to_data
+from engine.play import NeedsHiddenInfo
 from engine.views import view_for
-from tests.playout import playout
+from tests.playout import every_candidate, playout
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -60,3 +63,66 @@ def test_scoring_a_hand_known_only_by_size() -> None:
             assert api.score({"state": state_to_data(state)})["sides"]
             return
     raise AssertionError("no ended deal")
+
+
+# --- views agree with the full state wherever no hidden card decides (issue 15) ---------------
+
+VIEW_CONFIGS = [(v.id, o) for v in VARIANTS for o in v.configurations[:2]] + [
+    ("canastra", {"freeze": "wild-or-black-three"}), ("canastra", {"canastra_real": True}),
+    ("german", {"players": 3})]
+
+
+def _verdict(state: State, action: Action) -> str:
+    """``legal``, the refusal's code, or ``hidden`` when it needs a card the state hides."""
+    found = check_actions(state, [action])
+    if found is None:
+        return "legal"
+    return "hidden" if found[1].code == "NEEDS_HIDDEN_INFO" else found[1].code
+
+
+def _stock_used_up(state: State) -> State:
+    """The same position with the stock used up: its cards go to the seat two after the mover
+    (the compulsory pickup of pagat "Going Out" then decides ``draw``)."""
+    if not state.stock:
+        return state
+    other = (state.turn.seat + 2) % state.rules.players
+    held = state.hands[other]
+    assert held is not None
+    hand = list(held)
+    for card in state.stock:
+        hand[card] += 1
+    hands = tuple(tuple(hand) if i == other else h for i, h in enumerate(state.hands))
+    sizes = tuple(s + len(state.stock) if i == other else s for i, s in enumerate(state.hand_sizes))
+    return state._replace(hands=hands, hand_sizes=sizes, stock=(), stock_size=0)
+
+
+@pytest.mark.parametrize(("variant", "options"), VIEW_CONFIGS,
+                         ids=[f"{v}-{'-'.join(f'{k}={x}' for k, x in o.items()) or 'default'}"
+                              for v, o in VIEW_CONFIGS])
+def test_a_view_answers_as_the_full_state_unless_a_hidden_card_decides(
+        variant: str, options: dict[str, Any]) -> None:
+    """Issue 15 defect 4, as a class: for every candidate action (and ``draw`` with the stock
+    used up), ``check`` on the view of another seat (the mover's hand a size, the stock a size,
+    the pile its top) answers what the full state answers, or NEEDS_HIDDEN_INFO; the legal
+    actions too, where the view can list them."""
+    rules = rules_for(variant, options)
+    compared = decided = 0
+    for seed in range(300, 306):
+        for state, _ in playout(rules, seed, check=False, eager=seed % 2 == 1):
+            if state.turn.phase not in ("draw", "play"):
+                continue
+            for full in (state, _stock_used_up(state)) if state.turn.phase == "draw" else (state,):
+                seat = (full.turn.seat + 1) % rules.players
+                view = view_for(full, seat)
+                for action in [Action("draw"), *every_candidate(full)]:
+                    seen = _verdict(view, action)
+                    compared += 1
+                    if seen != "hidden":
+                        decided += 1
+                        assert seen == _verdict(full, action), (action, state_to_data(full))
+                try:
+                    listed = list(legal_actions(view))
+                except NeedsHiddenInfo:
+                    continue
+                assert listed == list(legal_actions(full))
+    assert decided and compared  # the views decided some actions: the comparison is not empty

@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 
-from engine import VARIANTS, IllegalAction, apply_action, legal_actions, play, rules_for
+from engine import VARIANTS, IllegalAction, apply_action, legal, legal_actions, play, rules_for
 from engine.cards import THREE
 from engine.state import State, action_class
+from tests.hands import canastra_real_states, german_black_three_states
 from tests.playout import playout
 
 
@@ -42,13 +43,16 @@ def _immediate_only(ctx: Any, hand: Any, size: int, melds: Any, committed: bool,
 
 @contextmanager
 def searching() -> Iterator[None]:
-    real = play._finish_refusal
+    """The judge's end-of-turn check and the listing's shortcut built on the same feasibility
+    questions (``legal._melds_possible``) switched off: only the search decides."""
+    real, gate = play._finish_refusal, legal._melds_possible
     play._finish_refusal = _immediate_only
+    legal._melds_possible = lambda ctx: True
     play._RECENT.clear()
     try:
         yield
     finally:
-        play._finish_refusal = real
+        play._finish_refusal, legal._melds_possible = real, gate
         play._RECENT.clear()
 
 
@@ -121,6 +125,23 @@ CONFIGS = [(v.id, o, False) for v in VARIANTS for o in v.configurations[:1]] + [
 def test_listed_actions_are_exactly_the_finishable_ones(variant: str, options: dict[str, Any],
                                                         eager: bool) -> None:
     for state in small_states(variant, options, 60, eager):
+        listed = {action_class(a._replace(seat=None)) for a in legal_actions(state)
+                  if a.kind not in ("ask", "answer")}
+        assert listed == oracle(state), state
+
+
+CONSTRUCTED = {
+    "german-black-threes": german_black_three_states,
+    "canastra-real": canastra_real_states,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(CONSTRUCTED))
+def test_constructed_hands_list_exactly_the_finishable_actions(kind: str) -> None:
+    """Issue 15: the classes random deals seldom reach. German hands with black threes (going
+    out by melding them needs no discard, ASS p. 4), unopened sides and binding yeses; Canastra
+    Real hands whose minimum or canastra only the sequence makes (seed 003)."""
+    for state in CONSTRUCTED[kind](40):
         listed = {action_class(a._replace(seat=None)) for a in legal_actions(state)
                   if a.kind not in ("ask", "answer")}
         assert listed == oracle(state), state
