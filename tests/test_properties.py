@@ -28,6 +28,8 @@ CONFIGS += [
     ("classic", {"ask_partner": False}),
     ("german", {"hand_canasta_low": True}),
     ("canastra", {"freeze": "wild"}),
+    ("canastra", {"freeze": "wild-or-black-three"}),
+    ("canastra", {"freeze": "always"}),
     ("canastra", {"ask_partner": False}),
     ("canastra", {"canastra_real": True}),
     ("classic", {"wild_canasta": 2000}),
