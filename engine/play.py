@@ -28,14 +28,14 @@ from .cards import (
     naturals_by_rank,
     rank_code,
 )
-from .reasons import IllegalAction, Refusal
+from .reasons import IllegalAction, Refusal, Words, hand_of
 from .state import ANSWER, DRAW, EMPTY_PILE, OVER, PLAY, Action, Meld, Pile, State, Turn, meld_of
 
 Event = dict[str, Any]
 
 
 class NeedsHiddenInfo(Exception):
-    def __init__(self, what: str) -> None:
+    def __init__(self, what: Words) -> None:
         super().__init__(what)
         self.refusal = Refusal("NEEDS_HIDDEN_INFO", {"what": what})
 
@@ -334,7 +334,7 @@ def judge(ctx: Ctx, action: Action) -> Plan | Refusal:
     if phase != wanted:
         return _r("WRONG_PHASE", action=kind, phase=phase)
     if ctx.hand is None and kind not in ("draw", "ask"):
-        raise NeedsHiddenInfo(f"the hand of seat {ctx.seat}")
+        raise NeedsHiddenInfo(hand_of(ctx.seat))
     if kind == "draw":
         return _judge_draw(ctx, action)
     if kind == "take-pile":
@@ -615,7 +615,7 @@ def _judge_ask(ctx: Ctx, action: Action) -> Plan | Refusal:
     if turn.took_pile or turn.pending or turn.started or turn.extended:
         return _ASK_AFTER_DRAWING
     if ctx.hand is None:
-        raise NeedsHiddenInfo(f"the hand of seat {ctx.seat}")
+        raise NeedsHiddenInfo(hand_of(ctx.seat))
     must_discard = rules.must_discard_to_go_out and THREE not in ctx.melds
     if not feasible.can_meld_out(rules, ctx.hand, ctx.info, ctx.need, must_discard, nat=ctx.nat,
                                  scope=ctx.scope):
@@ -765,7 +765,8 @@ def _build_take(ctx: Ctx, plan: Plan, started: tuple[int, ...],
     assert plan.meld is not None and plan.rank is not None and plan.hand is not None
     if pile.cards is None:
         if pile.size > 1:
-            raise NeedsHiddenInfo("the cards of the discard pile")
+            raise NeedsHiddenInfo({"en": "the cards of the discard pile",
+                                   "de": "die Karten des Ablagestapels"})
         rest: tuple[int, ...] = ()
     else:
         rest = pile.cards[:-1]
@@ -806,7 +807,7 @@ def _build_draw(state: State, events: list[Event]) -> tuple[State, list[Event]]:
         events.append({"type": "stock-exhausted", "seat": seat})
         return _end_deal(state, turn, None, events, exhausted=True), events
     if state.stock is None:
-        raise NeedsHiddenInfo("the cards of the stock")
+        raise NeedsHiddenInfo({"en": "the cards of the stock", "de": "die Karten des Stapels"})
     stock = state.stock
     hand = state.hands[seat]
     assert hand is not None

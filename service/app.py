@@ -83,6 +83,12 @@ _STATUS_TEXT: dict[int, tuple[str, str, str]] = {
     400: ("BAD_GRAPHQL_REQUEST", "Not a GraphQL request: {reason}.",
           "Keine GraphQL-Anfrage: {reason}."),
 }
+#: the headers of every JSON answer of ``/v1/*`` and ``/graphql``: the language of its text (the
+#: one ``Accept-Language`` asked for; English for the catalogue, which has no German) and that
+#: the answer depends on ``Accept-Language``. Ready-made, so an answer only appends them
+LANG_HEADERS: dict[str, tuple[tuple[bytes, bytes], ...]] = {
+    lang: ((b"content-language", lang.encode()), (b"vary", b"Accept-Language"))
+    for lang in ("en", "de")}
 
 
 def status_problem(status: int, lang: str, headers: Mapping[str, str] | None = None,
@@ -92,8 +98,10 @@ def status_problem(status: int, lang: str, headers: Mapping[str, str] | None = N
                                              "HTTP-Fehler {status}."))
     fmt.setdefault("reason", "")
     fmt.setdefault("status", status)
-    _, body = handlers.problem(status, code, (de if lang == "de" else en).format(**fmt))
-    return Response(render(body), status, headers=headers, media_type=PROBLEM)
+    _, body = handlers.problem(status, code, (de if lang == "de" else en).format(**fmt), lang)
+    response = Response(render(body), status, headers=headers, media_type=PROBLEM)
+    response.raw_headers.extend(LANG_HEADERS[lang])
+    return response
 
 
 class Service:
@@ -180,11 +188,12 @@ def _op_route(path: str, op: str) -> Route:
     async def endpoint(request: Request) -> Response:
         svc = _svc(request)
         body = await request.body()
-        status, content, cache = await svc.answer(op, body, language(
-            request.headers.get("accept-language")))
+        lang = language(request.headers.get("accept-language"))
+        status, content, cache = await svc.answer(op, body, lang)
         response = Response(content, status, media_type=JSON if status == 200 else PROBLEM)
+        response.raw_headers.extend(LANG_HEADERS[lang])  # no header encoding per request
         if cache:
-            response.raw_headers.append(_X_CACHE[cache])  # no header encoding per request
+            response.raw_headers.append(_X_CACHE[cache])
         return response
 
     return Route(path, endpoint, methods=["POST"], name=op)
@@ -193,18 +202,22 @@ def _op_route(path: str, op: str) -> Route:
 _X_CACHE = {"hit": (b"x-cache", b"hit"), "miss": (b"x-cache", b"miss")}
 
 
-def _json(data: Any, status: int = 200) -> Response:
-    return Response(render(data), status, media_type=JSON if status < 400 else PROBLEM)
+def _json(data: Any, status: int = 200, lang: str | None = None) -> Response:
+    response = Response(render(data), status, media_type=JSON if status < 400 else PROBLEM)
+    if lang is not None:
+        response.raw_headers.extend(LANG_HEADERS[lang])
+    return response
 
 
 async def variants(request: Request) -> Response:
-    return _json(handlers.handle("variants", None)[1])
+    # the catalogue's titles and summaries are English, whatever the request's language
+    return _json(handlers.handle("variants", None)[1], lang="en")
 
 
 async def variant(request: Request) -> Response:
-    status, answer = handlers.handle("variant", None, language(
-        request.headers.get("accept-language")), request.path_params["id"])
-    return _json(answer, status)
+    lang = _lang(request)
+    status, answer = handlers.handle("variant", None, lang, request.path_params["id"])
+    return _json(answer, status, lang if status != 200 else "en")  # a rule table is English
 
 
 async def healthz(request: Request) -> Response:

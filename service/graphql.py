@@ -365,15 +365,48 @@ class _View(GraphQL[dict[str, Any], None]):
         if scope["type"] != "http":
             await super().__call__(scope, receive, send)
             return
+        from .app import LANG_HEADERS, language, status_problem
+
         request = StarletteRequest(scope=scope, receive=receive)
+        lang = language(request.headers.get("accept-language"))
         try:
             response = await self.run(request)
         except HTTPException as exc:
-            from .app import language, status_problem
-
-            lang = language(request.headers.get("accept-language"))
-            response = status_problem(exc.status_code, lang, reason=exc.reason)
+            response = status_problem(exc.status_code, lang, reason=_reason_text(exc.reason, lang))
+        else:
+            if response.media_type == "application/json":  # not the GraphiQL page
+                response.raw_headers.extend(LANG_HEADERS[lang])
         await response(scope, receive, send)
+
+
+#: strawberry's reasons for refusing a request as GraphQL, in German
+_REASONS_DE = {
+    "No GraphQL query found in the request": "sie enthält keine GraphQL-Abfrage",
+    "Unable to parse request body as JSON": "der Anfragetext ist kein gültiges JSON",
+    "Unsupported content type": "dieser Content-Type wird nicht unterstützt",
+    "Batching is not enabled": "mehrere Operationen in einer Anfrage sind nicht vorgesehen",
+    "Can't get GraphQL operation type": "die Art der Operation ist nicht zu erkennen",
+    "The GraphQL operation's `query` must be a string or null, if provided.":
+        "`query` muss eine Zeichenkette oder null sein",
+    "The GraphQL operation's `variables` must be an object or null, if provided.":
+        "`variables` muss ein Objekt oder null sein",
+    "The GraphQL operation's `extensions` must be an object or null, if provided.":
+        "`extensions` muss ein Objekt oder null sein",
+    "Unable to parse the multipart body": "der Multipart-Text ist nicht lesbar",
+    "File(s) missing in form data": "im Formular fehlen Dateien",
+}
+
+
+def _reason_text(reason: str, lang: str) -> str:
+    """Strawberry's reason (English) for the problem's detail, in ``lang``; a reason without a
+    translation is left out of a German detail rather than mixed into it."""
+    if lang != "de":
+        return reason.rstrip(".")
+    if reason in _REASONS_DE:
+        return _REASONS_DE[reason]
+    if reason.startswith('Unknown operation named "'):
+        return "unbekannte Operation " + reason.removeprefix("Unknown operation named ").rstrip(".")
+    return "sie ist so nicht verwendbar"
 
 
 def graphql_app(svc: Service) -> GraphQL[dict[str, Any], None]:
