@@ -82,6 +82,8 @@ _STATUS_TEXT: dict[int, tuple[str, str, str]] = {
           "Ein unerwarteter Fehler; er wurde protokolliert."),
     400: ("BAD_GRAPHQL_REQUEST", "Not a GraphQL request: {reason}.",
           "Keine GraphQL-Anfrage: {reason}."),
+    403: ("ORIGIN_NOT_ALLOWED", "Pages from this origin may not call the API (CORS_ORIGINS).",
+          "Seiten dieser Herkunft dürfen die API nicht aufrufen (CORS_ORIGINS)."),
 }
 #: the headers of every JSON answer of ``/v1/*`` and ``/graphql``: the language of its text (the
 #: one ``Accept-Language`` asked for; English for the catalogue, which has no German) and that
@@ -304,6 +306,97 @@ class BodyLimit:
             await status_problem(413, lang, limit=self.limit)(scope, receive, send)
 
 
+class Cors:
+    """CORS (the Fetch standard) for web pages of the origins in ``CORS_ORIGINS``.
+
+    A request without ``Origin`` (curl, servers, ...) costs one scan of the headers and goes
+    on untouched. A preflight (``OPTIONS`` with ``Origin`` and
+    ``Access-Control-Request-Method``) is answered here, for any path: 204 with the allowed
+    methods and the requested headers (the API takes no credentials and keeps no state, so
+    any header may come), or 403 for an origin not allowed. Other requests with an allowed
+    ``Origin`` get ``Access-Control-Allow-Origin`` and ``Access-Control-Expose-Headers``
+    (``X-Cache``, ``Content-Language``: what scripts may read beyond the safelisted headers).
+    With a list of origins (not ``*``) the answer depends on ``Origin``, so every answer to a
+    request with one says ``Vary: Origin``."""
+
+    METHODS = b"GET, POST, OPTIONS"
+    EXPOSE = (b"access-control-expose-headers", b"X-Cache, Content-Language")
+    MAX_AGE = (b"access-control-max-age", b"7200")  # seconds; Chromium keeps at most 2 hours
+
+    def __init__(self, app: ASGIApp, origins: tuple[str, ...]) -> None:
+        self.app = app
+        self.any = "*" in origins
+        self.origins = frozenset(o.encode("latin-1") for o in origins)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        origin = None
+        for name, value in scope["headers"]:
+            if name == b"origin":
+                origin = value
+                break
+        if origin is None:  # not a browser's cross-origin request: nothing to add
+            await self.app(scope, receive, send)
+            return
+        allowed = self.any or origin in self.origins
+        if scope["method"] == "OPTIONS":
+            headers = dict(scope["headers"])
+            if b"access-control-request-method" in headers:
+                await self.preflight(origin, allowed, headers)(scope, receive, send)
+                return
+        added = self.headers(origin, allowed)
+
+        async def cors(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": self.merged(message.get("headers", ()), added)}
+            await send(message)
+
+        await self.app(scope, receive, cors)
+
+    def headers(self, origin: bytes, allowed: bool) -> list[tuple[bytes, bytes]]:
+        """The CORS headers of an answer to ``origin`` (``vary`` merged later)."""
+        out: list[tuple[bytes, bytes]] = []
+        if allowed:
+            out += [(b"access-control-allow-origin", b"*" if self.any else origin), self.EXPOSE]
+        if not self.any:
+            out.append((b"vary", b"Origin"))
+        return out
+
+    @staticmethod
+    def merged(headers: Any, added: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+        """``headers`` plus ``added``; a ``vary`` joins the answer's own (one header)."""
+        out = list(headers)
+        for name, value in added:
+            if name == b"vary":
+                for i, (key, old) in enumerate(out):
+                    if key.lower() == b"vary":
+                        out[i] = (key, old + b", " + value)
+                        break
+                else:
+                    out.append((name, value))
+            else:
+                out.append((name, value))
+        return out
+
+    def preflight(self, origin: bytes, allowed: bool, headers: dict[bytes, bytes]) -> Response:
+        lang = language(headers.get(b"accept-language", b"").decode("latin-1"))
+        if not allowed:
+            response = status_problem(403, lang)
+            response.raw_headers[:] = self.merged(response.raw_headers,
+                                                  self.headers(origin, False))
+            return response
+        response = Response(status_code=204)
+        out = [*self.headers(origin, True), (b"access-control-allow-methods", self.METHODS),
+               self.MAX_AGE]
+        requested = headers.get(b"access-control-request-headers")
+        if requested:
+            out.append((b"access-control-allow-headers", requested))
+        response.raw_headers[:] = self.merged(response.raw_headers, out)
+        return response
+
+
 _OPS = {"/v1/variants": "variants", "/v1/deal": "deal", "/v1/validate": "validate",
         "/v1/legal-actions": "legal-actions", "/v1/check": "check", "/v1/apply": "apply",
         "/v1/score": "score", "/graphql": "graphql", "/healthz": "healthz",
@@ -410,8 +503,12 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     handlers_: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
         HTTPException: http_error, Exception: server_error}
+    middleware = [Middleware(Observe, metrics=svc.metrics),
+                  # before BodyLimit, so a 413 carries the CORS headers a page needs to read it
+                  *([Middleware(Cors, origins=settings.cors_origins)]
+                    if settings.cors_origins else []),
+                  Middleware(BodyLimit, limit=settings.max_body_bytes)]
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers_,
-                    middleware=[Middleware(Observe, metrics=svc.metrics),
-                                Middleware(BodyLimit, limit=settings.max_body_bytes)])
+                    middleware=middleware)
     app.state.svc = svc
     return app

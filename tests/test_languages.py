@@ -144,7 +144,8 @@ def test_an_option_value_lists_what_is_allowed_in_each_language(http: TestClient
 
 def _provoke_http_codes(lang: dict[str, str]) -> dict[str, dict[str, Any]]:
     """One problem document per HTTP-level code of ``service.app``, asked in ``lang``."""
-    app = create_app(Settings(log_level="warning", max_body_bytes=1024))
+    app = create_app(Settings(log_level="warning", max_body_bytes=1024,
+                              cors_origins=("https://allowed.example",)))
 
     async def boom(request: Request) -> Any:
         raise RuntimeError("boom")
@@ -158,6 +159,8 @@ def _provoke_http_codes(lang: dict[str, str]) -> dict[str, dict[str, Any]]:
             c.post("/v1/check", content=b"x" * 2048, headers=lang),
             c.get("/boom", headers=lang),
             c.post("/graphql", content=b"{", headers={**lang, "Content-Type": "application/json"}),
+            c.options("/v1/check", headers={**lang, "Origin": "https://other.example",
+                                            "Access-Control-Request-Method": "POST"}),
         ]
     for r in answers:
         body = r.json()
