@@ -18,7 +18,7 @@ from .play import NeedsHiddenInfo, apply_actions, check_actions
 from .reasons import IllegalAction, InvalidState, Problem, Refusal, UnknownRules, message
 from .rules import RuleSet
 from .scoring import ScoringNeedsHiddenInfo, score_deal
-from .state import State
+from .state import OVER, State
 from .variants import VARIANTS, find_variant, rules_for
 
 Data = dict[str, Any]
@@ -170,8 +170,11 @@ def apply(req: Data, lang: str = "en", rules: RuleSet | None = None) -> Data:
 
 
 def score(req: Data, lang: str = "en", rules: RuleSet | None = None) -> Data:
+    """The deal's score. ``final``: the deal is over (phase ``over``); false, the table is
+    scored as it stands, as if the deal ended now with nobody going out, and the game
+    scores, ``game_over``, ``winner`` and ``next_minimums`` are provisional."""
     state = _state(req, lang, rules)
     try:
-        return score_deal(state).as_dict()
+        return {"final": state.turn.phase == OVER, **score_deal(state).as_dict()}
     except ScoringNeedsHiddenInfo as exc:
         raise _hidden(Refusal("NEEDS_HIDDEN_INFO", {"what": exc.what}), state.rules, lang) from None

@@ -29,7 +29,7 @@ from schema import handlers
 from . import logs, openapi
 from .cache import Cache, Entry
 from .metrics import Metrics
-from .settings import Settings
+from .settings import CACHEABLE, Settings
 
 log = logging.getLogger("canasta.http")
 JSON = "application/json"
@@ -139,9 +139,12 @@ class Service:
         return (op, lang, body)
 
     async def answer(self, op: str, body: bytes, lang: str) -> tuple[int, bytes, str | None]:
-        """Status, rendered answer and ``hit``/``miss`` (None when not cacheable)."""
+        """Status, rendered answer and ``hit``/``miss``; ``bypass`` for every answer of a
+        cacheable operation while caching is off for it (not in ``CACHE_OPS``, or no tier:
+        ``CACHE_SIZE=0`` and no Redis for it); None for answers not cached otherwise."""
         redis = self.cache.uses_redis(op)
         cacheable = op in self.settings.cache_ops and (self.settings.cache_size > 0 or redis)
+        uncached = "bypass" if not cacheable and op in CACHEABLE else None
         key: Hashable = None
         if cacheable:  # the same bytes seen before: no validation
             key = self.local_key(op, lang, body)
@@ -151,14 +154,14 @@ class Service:
                 return seen.status, seen.body, "hit"
         data = handlers.request_data(op, body, lang)
         if isinstance(data, tuple):
-            return data[0], render(data[1]), None
+            return data[0], render(data[1]), uncached
         if len(data.get("actions", ())) > self.settings.max_actions:
             status, problem = handlers.too_many_actions(lang, self.settings.max_actions)
-            return status, render(problem), None
+            return status, render(problem), uncached
         rules = self.rules(data) if "state" in data else None
         if not cacheable or rules is None:
             status, answer = handlers.run(op, data, lang, rules, orjson.Fragment)
-            return status, render(answer), None
+            return status, render(answer), uncached
 
         def compute() -> Entry:
             status, answer = handlers.run(op, data, lang, rules, orjson.Fragment)
@@ -201,7 +204,7 @@ def _op_route(path: str, op: str) -> Route:
     return Route(path, endpoint, methods=["POST"], name=op)
 
 
-_X_CACHE = {"hit": (b"x-cache", b"hit"), "miss": (b"x-cache", b"miss")}
+_X_CACHE = {tag: (b"x-cache", tag.encode()) for tag in ("hit", "miss", "bypass")}
 
 
 def _json(data: Any, status: int = 200, lang: str | None = None) -> Response:

@@ -158,6 +158,10 @@ class SideScore:
 
 @strawberry.type(description="Deal scores per side, the new game scores and what follows.")
 class Score:
+    final: bool = strawberry.field(description=(
+        "True: the deal is over and this is its score. False: the deal is still being played; "
+        "the table is scored as it stands, as if the deal ended now with nobody going out, "
+        "and every total is provisional."))
     sides: list[SideScore]
     scores: list[int]
     game_over: bool
@@ -198,7 +202,8 @@ class ActionInput:
 class DealInput:
     variant: str = "classic"
     options: JSON | None = None
-    seed: int = 0
+    seed: int = strawberry.field(default=0, description=(
+        "Shuffle seed, an integer (GraphQL Int: 32 bits; POST /v1/deal takes 64)."))
     dealer: int = 0
     scores: list[int] | None = None
 
@@ -232,8 +237,8 @@ def _score(d: Data) -> Score:
                            "melded_cards", "hand_cards", "canasta_bonus", "bonus_cards",
                            "going_out", "penalties", "total", "detail")}))
              for s in d["sides"]]
-    return Score(sides=sides, scores=d["scores"], game_over=d["game_over"], winner=d["winner"],
-                 next_minimums=d["next_minimums"])
+    return Score(final=d["final"], sides=sides, scores=d["scores"], game_over=d["game_over"],
+                 winner=d["winner"], next_minimums=d["next_minimums"])
 
 
 def _actions(actions: list[ActionInput]) -> list[Data]:

@@ -191,7 +191,7 @@ def test_every_top_level_engine_problem_has_a_german_title_and_detail(http: Test
         "SIDE_COUNT_MISMATCH": ("/v1/deal", {"scores": [0, 0, 0]}),
         "ILLEGAL_ACTION": ("/v1/apply", {"state": asked, "actions": [{"type": "ask"}]}),
         "NEEDS_HIDDEN_INFO": ("/v1/score", {"state": EXAMPLE_STATE}),
-        "MALFORMED_REQUEST": ("/v1/deal", {"seed": True}),
+        "MALFORMED_REQUEST": ("/v1/deal", {"seed": "7"}),
         "TOO_MANY_ACTIONS": ("/v1/check", {"state": EXAMPLE_STATE,
                                            "actions": [{"type": "draw"}] * 201}),
     }
@@ -243,7 +243,7 @@ FIELD_ERRORS: list[tuple[str, Any, str]] = [
     ("deal", {"options": {str(i): 1 for i in range(33)}}, "too_long"),
     ("deal", {"scores": [0] * 9}, "too_long"),
     ("deal", {"scores": "0"}, "list_type"),
-    ("deal", {"seed": True}, "seed"),
+    ("deal", {"seed": "7"}, "seed"),
     ("deal", {"seed": 2**64}, "seed"),
     ("deal", {"options": {"players": [4]}}, "option_value"),
     ("validate", _turn(phase="lunch"), "literal_error"),
