@@ -15,10 +15,10 @@ from . import wire
 from .deal import deal as deal_state
 from .legal import legal_actions as _legal
 from .play import NeedsHiddenInfo, apply_actions, check_actions
-from .reasons import IllegalAction, InvalidState, Problem, Refusal, UnknownRules
+from .reasons import IllegalAction, InvalidState, Problem, Refusal, UnknownRules, message
 from .rules import RuleSet
 from .scoring import ScoringNeedsHiddenInfo, score_deal
-from .state import State
+from .state import OVER, State
 from .variants import VARIANTS, find_variant, rules_for
 
 Data = dict[str, Any]
@@ -60,7 +60,14 @@ def _state(req: Data, lang: str, rules: RuleSet | None) -> State:
         code = first.code if first.code in ("UNKNOWN_VARIANT", "UNKNOWN_OPTION",
                                             "BAD_OPTION_VALUE") else "INVALID_STATE"
         raise OpError(code, problems[0]["message"] if code != "INVALID_STATE" else
-                      f"The state has {len(problems)} problem(s).", problems) from None
+                      message("INVALID_STATE", {"problems": _count(len(problems))}, lang),
+                      problems) from None
+
+
+def _count(n: int) -> dict[str, str]:
+    """``n`` problems, in each language (INVALID_STATE's summary)."""
+    return ({"en": "1 problem", "de": "1 Problem"} if n == 1 else
+            {"en": f"{n} problems", "de": f"{n} Probleme"})
 
 
 def _rules_error(exc: UnknownRules, prefix: str, lang: str) -> OpError:
@@ -79,12 +86,12 @@ def variants() -> Data:
                           "summary": v.summary} for v in VARIANTS]}
 
 
-def variant(variant_id: str, options: Data | None = None) -> Data:
+def variant(variant_id: str, options: Data | None = None, lang: str = "en") -> Data:
     try:
         v = find_variant(variant_id)
         rules = rules_for(v.id, options or {})
     except UnknownRules as exc:
-        raise _rules_error(exc, "", "en") from None
+        raise _rules_error(exc, "", lang) from None
     return {"id": v.id, "title": v.title, "aliases": list(v.aliases), "summary": v.summary,
             "players": list(v.players), "fingerprint": rules.fingerprint,
             "options": [o.as_dict() for o in v.options], "rules": rules.table(),
@@ -98,12 +105,12 @@ def deal(req: Data, lang: str = "en") -> Data:
         raise _rules_error(exc, "", lang) from None
     dealer = req.get("dealer", 0)
     if not 0 <= dealer < rules.players:
-        msg = f"Seat {dealer} does not exist with {rules.players} players."
+        msg = message("SEAT_OUT_OF_RANGE", {"seat": dealer, "players": rules.players}, lang)
         raise OpError("SEAT_OUT_OF_RANGE", msg, [{"code": "SEAT_OUT_OF_RANGE", "path": "/dealer",
                                                   "message": msg}])
     scores = req.get("scores")
     if scores is not None and len(scores) != rules.sides:
-        msg = f"Expected {rules.sides} scores (one per side), got {len(scores)}."
+        msg = message("SIDE_COUNT_MISMATCH", {"expected": rules.sides, "got": len(scores)}, lang)
         raise OpError("SIDE_COUNT_MISMATCH", msg, [{"code": "SIDE_COUNT_MISMATCH",
                                                     "path": "/scores", "message": msg}])
     state, events = deal_state(rules, req.get("seed", 0), dealer,
@@ -163,8 +170,11 @@ def apply(req: Data, lang: str = "en", rules: RuleSet | None = None) -> Data:
 
 
 def score(req: Data, lang: str = "en", rules: RuleSet | None = None) -> Data:
+    """The deal's score. ``final``: the deal is over (phase ``over``); false, the table is
+    scored as it stands, as if the deal ended now with nobody going out, and the game
+    scores, ``game_over``, ``winner`` and ``next_minimums`` are provisional."""
     state = _state(req, lang, rules)
     try:
-        return score_deal(state).as_dict()
+        return {"final": state.turn.phase == OVER, **score_deal(state).as_dict()}
     except ScoringNeedsHiddenInfo as exc:
         raise _hidden(Refusal("NEEDS_HIDDEN_INFO", {"what": exc.what}), state.rules, lang) from None

@@ -32,6 +32,7 @@ from .play import (
     context,
     judge,
 )
+from .reasons import hand_of
 from .state import ANSWER, DRAW, OVER, Action, State
 
 # Actions are immutable values: the simple ones are made once and shared.
@@ -168,7 +169,7 @@ def legal_actions(state: State) -> LegalActions:
         return LegalActions(None, list(_ANSWER[answering_seat(state)]))
     ctx = context(state)
     if ctx.hand is None:
-        raise NeedsHiddenInfo(f"the hand of seat {ctx.seat}")
+        raise NeedsHiddenInfo(hand_of(ctx.seat))
     seat = ctx.seat
     if phase == DRAW:
         head: list[Action] = []

@@ -28,14 +28,14 @@ from .cards import (
     naturals_by_rank,
     rank_code,
 )
-from .reasons import IllegalAction, Refusal
+from .reasons import IllegalAction, Refusal, Words, hand_of
 from .state import ANSWER, DRAW, EMPTY_PILE, OVER, PLAY, Action, Meld, Pile, State, Turn, meld_of
 
 Event = dict[str, Any]
 
 
 class NeedsHiddenInfo(Exception):
-    def __init__(self, what: str) -> None:
+    def __init__(self, what: Words) -> None:
         super().__init__(what)
         self.refusal = Refusal("NEEDS_HIDDEN_INFO", {"what": what})
 
@@ -351,7 +351,7 @@ def judge(ctx: Ctx, action: Action) -> Plan | Refusal:
     if phase != wanted:
         return _r("WRONG_PHASE", action=kind, phase=phase)
     if ctx.hand is None and kind not in ("draw", "ask"):
-        raise NeedsHiddenInfo(f"the hand of seat {ctx.seat}")
+        raise NeedsHiddenInfo(hand_of(ctx.seat))
     if kind == "draw":
         return _judge_draw(ctx, action)
     if kind == "take-pile":
@@ -416,7 +416,7 @@ def _judge_take(ctx: Ctx, action: Action) -> Plan | Refusal:
     hand: Counts | None
     if ctx.hand is None:  # only the top card onto a meld is judged without the hand
         if action.cards:
-            raise NeedsHiddenInfo(f"the hand of seat {ctx.seat}")
+            raise NeedsHiddenInfo(hand_of(ctx.seat))
         hand = None
     else:
         hand = _sub(ctx.hand, action.cards)
@@ -464,7 +464,7 @@ def _judge_take(ctx: Ctx, action: Action) -> Plan | Refusal:
     if ctx.opened and not ctx.must_out and size + pile.size - 1 - red_threes_inside >= 2:
         return Plan(action, rank, meld, hand)  # cards to spare: nothing more to judge
     if hand is None:
-        raise NeedsHiddenInfo(f"the hand of seat {ctx.seat}")
+        raise NeedsHiddenInfo(hand_of(ctx.seat))
     melds = dict(ctx.melds) if ctx.opened else {}
     melds[rank] = meld
     rest = pile.cards[:-1] if pile.cards is not None else None
@@ -679,14 +679,15 @@ def _could_go_out(ctx: Ctx) -> bool:
     the pile cards held until the initial meld stands, the minimum where it applies."""
     rules, turn, hand = ctx.rules, ctx.state.turn, ctx.hand
     if hand is None:
-        raise NeedsHiddenInfo(f"the hand of seat {ctx.seat}")
+        raise NeedsHiddenInfo(hand_of(ctx.seat))
     must_discard = rules.must_discard_to_go_out and THREE not in ctx.melds
     if ctx.opened:
         return feasible.can_meld_out(rules, hand, ctx.info, ctx.need, must_discard, nat=ctx.nat,
                                      scope=ctx.scope)
     if turn.held_size:
         if turn.held is None:
-            raise NeedsHiddenInfo("the pile cards held for the initial meld")
+            raise NeedsHiddenInfo({"en": "the pile cards held for the initial meld",
+                                   "de": "die für die Erstmeldung gehaltenen Karten des Ablagestapels"})
         return (feasible.reaches_minimum(rules, hand, ctx.info, 0, ctx.minimum - ctx.pending_points,
                                          ctx.scope)
                 and feasible.can_meld_out(rules, _add(hand, turn.held), ctx.info, ctx.need,
@@ -839,7 +840,8 @@ def _build_take(ctx: Ctx, plan: Plan, started: tuple[int, ...],
     assert plan.meld is not None and plan.rank is not None and plan.hand is not None
     if pile.cards is None:
         if pile.size > 1:
-            raise NeedsHiddenInfo("the cards of the discard pile")
+            raise NeedsHiddenInfo({"en": "the cards of the discard pile",
+                                   "de": "die Karten des Ablagestapels"})
         rest: tuple[int, ...] = ()
     else:
         rest = pile.cards[:-1]
@@ -880,7 +882,7 @@ def _build_draw(state: State, events: list[Event]) -> tuple[State, list[Event]]:
         events.append({"type": "stock-exhausted", "seat": seat})
         return _end_deal(state, turn, None, events, exhausted=True), events
     if state.stock is None:
-        raise NeedsHiddenInfo("the cards of the stock")
+        raise NeedsHiddenInfo({"en": "the cards of the stock", "de": "die Karten des Stapels"})
     stock = state.stock
     hand = state.hands[seat]
     assert hand is not None

@@ -181,6 +181,25 @@ CODES: Final[dict[str, tuple[str, str, str]]] = {
 }
 
 
+#: a message parameter that is words, not a code or a number: one text per language
+Words = dict[str, str]
+
+
+def hand_of(seat: int) -> Words:
+    """``what`` of NEEDS_HIDDEN_INFO: the hand of a seat."""
+    return {"en": f"the hand of seat {seat}", "de": f"die Hand von Sitz {seat}"}
+
+
+def one_of(values: tuple[Any, ...]) -> Words:
+    """A list of allowed values, as JSON writes them, joined in each language:
+    ``2, 3, 4 or 6`` / ``2, 3, 4 oder 6``."""
+    shown = [str(v).lower() if isinstance(v, bool) else str(v) for v in values]
+    if len(shown) < 2:
+        return {"en": "".join(shown), "de": "".join(shown)}
+    head = ", ".join(shown[:-1])
+    return {"en": f"{head} or {shown[-1]}", "de": f"{head} oder {shown[-1]}"}
+
+
 def message(code: str, params: dict[str, Any], lang: str = "en") -> str:
     """The message in ``lang``; a parameter given as ``{"en": ..., "de": ...}`` is translated."""
     _, en, de = CODES[code]

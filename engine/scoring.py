@@ -6,12 +6,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cards import JOKER, REAL, WILD_RANK, is_red_three
+from .reasons import Words, hand_of
 from .rules import RuleSet
 from .state import Meld, State, Turn
 
 
 class ScoringNeedsHiddenInfo(Exception):
-    def __init__(self, what: str) -> None:
+    def __init__(self, what: Words) -> None:
         super().__init__(what)
         self.what = what
 
@@ -133,7 +134,7 @@ def score_side(state: State, side: int) -> dict[str, int]:
         hand = state.hands[seat]
         if hand is None:
             if state.hand_sizes[seat]:
-                raise ScoringNeedsHiddenInfo(f"the hand of seat {seat}")
+                raise ScoringNeedsHiddenInfo(hand_of(seat))
             continue
         for card, n in enumerate(hand):
             if n:

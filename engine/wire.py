@@ -34,7 +34,7 @@ from .cards import (
 )
 from .legal import LegalActions
 from .play import initial_met, initial_points, meld_shape_refusal
-from .reasons import InvalidState, Problem, Refusal, UnknownRules
+from .reasons import InvalidState, Problem, Refusal, UnknownRules, Words
 from .rules import RuleSet
 from .state import (
     ANSWER,
@@ -197,13 +197,18 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
         total += size
         if size == 0 and phase != OVER:
             add(Problem("IMPOSSIBLE_SIZE", f"/hands/{i}",
-                        {"what": f"the hand of seat {i} before the deal ends", "size": 0}))
+                        {"what": {"en": f"the hand of seat {i} before the deal ends",
+                                  "de": f"Die Hand von Sitz {i} vor dem Ende der Runde"},
+                         "size": 0}))
         if size == 0 and phase == OVER and went_out != i:
             add(Problem("IMPOSSIBLE_SIZE", f"/hands/{i}",
-                        {"what": f"the hand of seat {i}, who did not go out", "size": 0}))
+                        {"what": {"en": f"the hand of seat {i}, who did not go out",
+                                  "de": f"Die Hand von Sitz {i}, der nicht ausgemacht hat,"},
+                         "size": 0}))
         if size and phase == OVER and went_out == i:
             add(Problem("PHASE_INCONSISTENT", f"/hands/{i}",
-                        {"detail": "the seat that went out still holds cards"}))
+                        {"detail": {"en": "the seat that went out still holds cards",
+                                    "de": "der Sitz, der ausgemacht hat, hält noch Karten"}}))
     minimum = rules.initial_minimum(scores[side])
     for s, melds in enumerate(melds_data):
         laid = _check_melds(rules, melds, "/melds", s, seen, add, black_ok=(
@@ -224,12 +229,17 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
         points = initial_points(rules, pending_melds, pile_rank)
         if phase != PLAY or melds_data[side]:
             add(Problem("PHASE_INCONSISTENT", "/turn/pending",
-                        {"detail": "pending melds belong to the play phase of a side that has "
-                                   "not melded yet"}))
+                        {"detail": {"en": "pending melds belong to the play phase of a side that "
+                                          "has not melded yet",
+                                    "de": "vorläufige Meldungen gehören in die Phase play eines "
+                                          "Teams, das noch nicht gemeldet hat"}}))
         elif initial_met(rules, minimum, pending_melds, pile_rank):
             add(Problem("PHASE_INCONSISTENT", "/turn/pending",
-                        {"detail": f"pending melds counting {points} already meet the minimum "
-                                   f"{minimum}; they belong on the table"}))
+                        {"detail": {"en": f"pending melds counting {points} already meet the "
+                                          f"minimum {minimum}; they belong on the table",
+                                    "de": f"vorläufige Meldungen mit {points} Punkten erreichen "
+                                          f"schon das Minimum {minimum}; sie gehören auf den "
+                                          "Tisch"}}))
     for s, laid_out in enumerate(bonus_data):
         cards = _cards(laid_out)
         seen.append(("/bonus_cards", s, "", cards))
@@ -244,12 +254,15 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
         top = pile.get("top")
         if (top is None) != (pile["size"] == 0):
             add(Problem("PILE_VIEW_INCONSISTENT", "/discard",
-                        {"detail": "a top card goes with a non-empty pile"}))
+                        {"detail": {"en": "a top card goes with a non-empty pile",
+                                    "de": "eine oberste Karte gehört zu einem nicht leeren "
+                                          "Stapel"}}))
         if top is not None:
             card = parse_card(top)
             if is_wild(card) and rules.freeze_on_wild and not pile.get("frozen"):
                 add(Problem("PILE_VIEW_INCONSISTENT", "/discard/frozen",
-                            {"detail": "a wild card on top freezes the pile"}))
+                            {"detail": {"en": "a wild card on top freezes the pile",
+                                        "de": "eine wilde Karte oben friert den Stapel ein"}}))
             if card in bonus_cards:
                 add(Problem(in_pile, "/discard/top"))
     else:
@@ -292,7 +305,9 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
                 add(Problem(in_hand, f"/turn/held/{j}"))
     if held_size and not (pending and turn.get("took_pile")):
         add(Problem("PHASE_INCONSISTENT", "/turn/held",
-                    {"detail": "held pile cards need a pile taken for pending melds"}))
+                    {"detail": {"en": "held pile cards need a pile taken for pending melds",
+                                "de": "zurückgehaltene Stapelkarten setzen einen für vorläufige "
+                                      "Meldungen genommenen Stapel voraus"}}))
     if _too_many_copies(rules, seen):
         tally = [0] * N_CARDS
         for where, index, tail, cards in seen:
@@ -424,25 +439,35 @@ def stock_ran_out(data: Data) -> bool:
 
 def _check_turn(rules: RuleSet, data: Data, turn: Data, add: Any) -> None:
     phase: str = turn.get("phase", DRAW)
-    detail = None
+    detail: Words | None = None
     if phase == OVER:
         if (turn.get("went_out") is None and not turn.get("stock_exhausted")
                 and not _stock_empty(data)):
-            detail = "a deal is over when someone went out or the stock ran out"
+            detail = {"en": "a deal is over when someone went out or the stock ran out",
+                      "de": "eine Runde ist vorbei, wenn jemand ausgemacht hat oder der Stapel "
+                            "aufgebraucht ist"}
     else:
         if turn.get("went_out") is not None or turn.get("stock_exhausted") or turn.get("concealed"):
-            detail = "went_out, concealed and stock_exhausted describe a deal that is over"
+            detail = {"en": "went_out, concealed and stock_exhausted describe a deal that is over",
+                      "de": "went_out, concealed und stock_exhausted beschreiben eine beendete "
+                            "Runde"}
         elif turn.get("drawn") and turn.get("took_pile"):
-            detail = "a turn draws from the stock or takes the pile, not both"
+            detail = {"en": "a turn draws from the stock or takes the pile, not both",
+                      "de": "in einem Zug zieht man vom Stapel oder nimmt den Ablagestapel, "
+                            "nicht beides"}
         elif phase == DRAW and (turn.get("drawn") or turn.get("took_pile") or turn.get("pending")
                                 or turn.get("asked") or turn.get("started")
                                 or turn.get("extended")):
-            detail = "in phase draw nothing has happened in the turn yet"
+            detail = {"en": "in phase draw nothing has happened in the turn yet",
+                      "de": "in der Phase draw ist im Zug noch nichts geschehen"}
         elif phase == ANSWER and (turn.get("asked") != "waiting"
                                   or not rules.partners(turn.get("seat", 0))):
-            detail = "phase answer needs asked 'waiting' and a partner to answer"
+            detail = {"en": "phase answer needs asked 'waiting' and a partner to answer",
+                      "de": "die Phase answer braucht asked 'waiting' und einen Partner, der "
+                            "antwortet"}
         elif phase == PLAY and turn.get("asked") == "waiting":
-            detail = "asked 'waiting' belongs to phase answer"
+            detail = {"en": "asked 'waiting' belongs to phase answer",
+                      "de": "asked 'waiting' gehört zur Phase answer"}
     if detail:
         add(Problem("PHASE_INCONSISTENT", "/turn", {"detail": detail}))
 

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ValidationError
 from engine import api
 from engine.rules import RuleSet
 
-from . import canonical, models
+from . import canonical, messages, models
 
 Answer = tuple[int, dict[str, Any]]
 
@@ -54,10 +54,10 @@ def _field_code(error_type: str) -> str:
         error_type, "BAD_VALUE")
 
 
-def problem(status: int, code: str, detail: str, **extra: Any) -> Answer:
-    """An RFC 9457 problem document."""
+def problem(status: int, code: str, detail: str, lang: str = "en", **extra: Any) -> Answer:
+    """An RFC 9457 problem document (its title and ``detail`` in ``lang``)."""
     body: dict[str, Any] = {"type": f"https://canasta-referee.dev/problems/{code.lower()}",
-                            "title": code.replace("_", " ").capitalize(), "status": status,
+                            "title": messages.title(code, lang), "status": status,
                             "code": code, "detail": detail}
     body.update(extra)
     return status, body
@@ -65,9 +65,11 @@ def problem(status: int, code: str, detail: str, **extra: Any) -> Answer:
 
 def malformed(exc: ValidationError, lang: str) -> Answer:
     problems = [{"code": _field_code(e["type"]), "path": pointer(tuple(e["loc"])),
-                 "message": e["msg"]} for e in exc.errors(include_url=False)]
+                 "message": messages.field_message(e, lang)}
+                for e in exc.errors(include_url=False)]
     en, de = _TITLES["MALFORMED_REQUEST"]
-    return problem(422, "MALFORMED_REQUEST", de if lang == "de" else en, problems=problems)
+    return problem(422, "MALFORMED_REQUEST", de if lang == "de" else en, lang,
+                   problems=problems)
 
 
 def parse(op: str, body: bytes | str | None, lang: str = "en") -> BaseModel | Answer:
@@ -114,7 +116,7 @@ def too_deep(lang: str) -> Answer:
     passes JSON variables on as a REST body)."""
     detail = ("Die Anfrage ist zu tief verschachtelt." if lang == "de"
               else "The request is nested too deeply.")
-    return problem(422, "MALFORMED_REQUEST", detail,
+    return problem(422, "MALFORMED_REQUEST", detail, lang,
                    problems=[{"code": "BAD_VALUE", "path": "", "message": detail}])
 
 
@@ -122,7 +124,7 @@ def too_many_actions(lang: str, limit: int = 200) -> Answer:
     """The 422 problem of a request with more actions than allowed."""
     detail = (f"Höchstens {limit} Aktionen pro Anfrage." if lang == "de"
               else f"At most {limit} actions per request.")
-    return problem(422, "TOO_MANY_ACTIONS", detail,
+    return problem(422, "TOO_MANY_ACTIONS", detail, lang,
                    problems=[{"code": "TOO_MANY_ACTIONS", "path": "/actions", "message": detail}])
 
 
@@ -138,13 +140,13 @@ def run(op: str, data: dict[str, Any], lang: str = "en", rules: RuleSet | None =
             return 200, _STATE_OPS[op](data, lang, rules)
         return 200, _OPS[op](data, lang)
     except api.OpError as exc:
-        return _op_problem(op, exc)
+        return _op_problem(op, exc, lang)
 
 
-def _op_problem(op: str, exc: api.OpError) -> Answer:
+def _op_problem(op: str, exc: api.OpError, lang: str) -> Answer:
     return problem(404 if exc.code == "UNKNOWN_VARIANT" and op == "variant" else 422,
-                   exc.code, exc.message, **{k: v for k, v in exc.body().items()
-                                             if k not in ("code", "detail")})
+                   exc.code, exc.message, lang, **{k: v for k, v in exc.body().items()
+                                                   if k not in ("code", "detail")})
 
 
 def handle(op: str, body: bytes | str | None, lang: str = "en", arg: str | None = None) -> Answer:
@@ -153,9 +155,9 @@ def handle(op: str, body: bytes | str | None, lang: str = "en", arg: str | None 
         if op == "variants":
             return 200, api.variants()
         if op == "variant":
-            return 200, api.variant(arg or "")
+            return 200, api.variant(arg or "", lang=lang)
     except api.OpError as exc:
-        return _op_problem(op, exc)
+        return _op_problem(op, exc, lang)
     request = request_data(op, body, lang)
     if isinstance(request, tuple):
         return request

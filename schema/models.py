@@ -138,9 +138,8 @@ def _option_value(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
 
 
 def _seed(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-    """A 64-bit int or a short string; one clean error (no union tags) otherwise."""
-    if isinstance(value, str) and len(value) <= 64:
-        return value
+    """A 64-bit integer; one clean error otherwise. A string is refused, digits or not: ``"7"``
+    once dealt another game than ``7`` (a string seeded the shuffle as text)."""
     value = _integral(value)
     if (
         isinstance(value, int)
@@ -148,9 +147,7 @@ def _seed(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         and -(2**63) <= value < 2**63
     ):
         return value
-    raise PydanticCustomError(
-        "seed", "a seed is a 64-bit integer or a string of at most 64 characters"
-    )
+    raise PydanticCustomError("seed", "a seed is a 64-bit integer (a JSON number, not a string)")
 
 
 OptionValue = Annotated[bool | Score | Name, WrapValidator(_option_value)]
@@ -515,9 +512,9 @@ class DealRequest(BaseModel):
     )
     variant: Name = Field("classic", description="Ruleset id.")
     options: Options = Field({}, description="House rules and player count.")
-    seed: Annotated[
-        Annotated[int, Field(ge=-(2**63), le=2**63 - 1)] | Name, WrapValidator(_seed)
-    ] = Field(0, description="Shuffle seed; the same seed gives the same deal.")
+    seed: Annotated[int, Field(ge=-(2**63), le=2**63 - 1), WrapValidator(_seed)] = Field(
+        0, description="Shuffle seed, a 64-bit integer; the same seed gives the same deal."
+    )
     dealer: Seat = Field(0, description="Dealing seat.")
     scores: Scores | None = Field(
         None, description="Game scores per side; null means all 0."
@@ -669,10 +666,16 @@ class SideScore(BaseModel):
 
 
 class ScoreResponse(BaseModel):
-    """Deal scores per side, the new game scores and what follows."""
+    """Deal scores per side, the new game scores and what follows.
+
+    ``final`` says whether this is the deal's score: true when the deal is over (``turn.phase``
+    is ``over``); false for a table scored mid-deal, as it stands, as if the deal ended now
+    with nobody going out. With ``final: false`` the game scores, ``game_over``, ``winner`` and
+    ``next_minimums`` are provisional: check ``final`` before recording a result."""
 
     model_config = _config(
         {
+            "final": True,
             "sides": [
                 {
                     "side": 0,
@@ -692,6 +695,11 @@ class ScoreResponse(BaseModel):
             "winner": None,
             "next_minimums": [90, 15],
         }
+    )
+    final: bool = Field(
+        description="True: the deal is over and this is its score. False: the deal is still "
+        "being played (phase not over); the table is scored as it stands, as if the deal "
+        "ended now with nobody going out, and every total is provisional."
     )
     sides: Annotated[list[SideScore], Field(max_length=8)]
     scores: Scores = Field(description="Game scores per side after this deal.")

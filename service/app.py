@@ -29,7 +29,7 @@ from schema import handlers
 from . import logs, openapi
 from .cache import Cache, Entry
 from .metrics import Metrics
-from .settings import Settings
+from .settings import CACHEABLE, Settings
 
 log = logging.getLogger("canasta.http")
 JSON = "application/json"
@@ -82,7 +82,15 @@ _STATUS_TEXT: dict[int, tuple[str, str, str]] = {
           "Ein unerwarteter Fehler; er wurde protokolliert."),
     400: ("BAD_GRAPHQL_REQUEST", "Not a GraphQL request: {reason}.",
           "Keine GraphQL-Anfrage: {reason}."),
+    403: ("ORIGIN_NOT_ALLOWED", "Pages from this origin may not call the API (CORS_ORIGINS).",
+          "Seiten dieser Herkunft dürfen die API nicht aufrufen (CORS_ORIGINS)."),
 }
+#: the headers of every JSON answer of ``/v1/*`` and ``/graphql``: the language of its text (the
+#: one ``Accept-Language`` asked for; English for the catalogue, which has no German) and that
+#: the answer depends on ``Accept-Language``. Ready-made, so an answer only appends them
+LANG_HEADERS: dict[str, tuple[tuple[bytes, bytes], ...]] = {
+    lang: ((b"content-language", lang.encode()), (b"vary", b"Accept-Language"))
+    for lang in ("en", "de")}
 
 
 def status_problem(status: int, lang: str, headers: Mapping[str, str] | None = None,
@@ -92,8 +100,10 @@ def status_problem(status: int, lang: str, headers: Mapping[str, str] | None = N
                                              "HTTP-Fehler {status}."))
     fmt.setdefault("reason", "")
     fmt.setdefault("status", status)
-    _, body = handlers.problem(status, code, (de if lang == "de" else en).format(**fmt))
-    return Response(render(body), status, headers=headers, media_type=PROBLEM)
+    _, body = handlers.problem(status, code, (de if lang == "de" else en).format(**fmt), lang)
+    response = Response(render(body), status, headers=headers, media_type=PROBLEM)
+    response.raw_headers.extend(LANG_HEADERS[lang])
+    return response
 
 
 class Service:
@@ -129,9 +139,12 @@ class Service:
         return (op, lang, body)
 
     async def answer(self, op: str, body: bytes, lang: str) -> tuple[int, bytes, str | None]:
-        """Status, rendered answer and ``hit``/``miss`` (None when not cacheable)."""
+        """Status, rendered answer and ``hit``/``miss``; ``bypass`` for every answer of a
+        cacheable operation while caching is off for it (not in ``CACHE_OPS``, or no tier:
+        ``CACHE_SIZE=0`` and no Redis for it); None for answers not cached otherwise."""
         redis = self.cache.uses_redis(op)
         cacheable = op in self.settings.cache_ops and (self.settings.cache_size > 0 or redis)
+        uncached = "bypass" if not cacheable and op in CACHEABLE else None
         key: Hashable = None
         if cacheable:  # the same bytes seen before: no validation
             key = self.local_key(op, lang, body)
@@ -141,14 +154,14 @@ class Service:
                 return seen.status, seen.body, "hit"
         data = handlers.request_data(op, body, lang)
         if isinstance(data, tuple):
-            return data[0], render(data[1]), None
+            return data[0], render(data[1]), uncached
         if len(data.get("actions", ())) > self.settings.max_actions:
             status, problem = handlers.too_many_actions(lang, self.settings.max_actions)
-            return status, render(problem), None
+            return status, render(problem), uncached
         rules = self.rules(data) if "state" in data else None
         if not cacheable or rules is None:
             status, answer = handlers.run(op, data, lang, rules, orjson.Fragment)
-            return status, render(answer), None
+            return status, render(answer), uncached
 
         def compute() -> Entry:
             status, answer = handlers.run(op, data, lang, rules, orjson.Fragment)
@@ -180,31 +193,36 @@ def _op_route(path: str, op: str) -> Route:
     async def endpoint(request: Request) -> Response:
         svc = _svc(request)
         body = await request.body()
-        status, content, cache = await svc.answer(op, body, language(
-            request.headers.get("accept-language")))
+        lang = language(request.headers.get("accept-language"))
+        status, content, cache = await svc.answer(op, body, lang)
         response = Response(content, status, media_type=JSON if status == 200 else PROBLEM)
+        response.raw_headers.extend(LANG_HEADERS[lang])  # no header encoding per request
         if cache:
-            response.raw_headers.append(_X_CACHE[cache])  # no header encoding per request
+            response.raw_headers.append(_X_CACHE[cache])
         return response
 
     return Route(path, endpoint, methods=["POST"], name=op)
 
 
-_X_CACHE = {"hit": (b"x-cache", b"hit"), "miss": (b"x-cache", b"miss")}
+_X_CACHE = {tag: (b"x-cache", tag.encode()) for tag in ("hit", "miss", "bypass")}
 
 
-def _json(data: Any, status: int = 200) -> Response:
-    return Response(render(data), status, media_type=JSON if status < 400 else PROBLEM)
+def _json(data: Any, status: int = 200, lang: str | None = None) -> Response:
+    response = Response(render(data), status, media_type=JSON if status < 400 else PROBLEM)
+    if lang is not None:
+        response.raw_headers.extend(LANG_HEADERS[lang])
+    return response
 
 
 async def variants(request: Request) -> Response:
-    return _json(handlers.handle("variants", None)[1])
+    # the catalogue's titles and summaries are English, whatever the request's language
+    return _json(handlers.handle("variants", None)[1], lang="en")
 
 
 async def variant(request: Request) -> Response:
-    status, answer = handlers.handle("variant", None, language(
-        request.headers.get("accept-language")), request.path_params["id"])
-    return _json(answer, status)
+    lang = _lang(request)
+    status, answer = handlers.handle("variant", None, lang, request.path_params["id"])
+    return _json(answer, status, lang if status != 200 else "en")  # a rule table is English
 
 
 async def healthz(request: Request) -> Response:
@@ -289,6 +307,97 @@ class BodyLimit:
             if started:
                 raise
             await status_problem(413, lang, limit=self.limit)(scope, receive, send)
+
+
+class Cors:
+    """CORS (the Fetch standard) for web pages of the origins in ``CORS_ORIGINS``.
+
+    A request without ``Origin`` (curl, servers, ...) costs one scan of the headers and goes
+    on untouched. A preflight (``OPTIONS`` with ``Origin`` and
+    ``Access-Control-Request-Method``) is answered here, for any path: 204 with the allowed
+    methods and the requested headers (the API takes no credentials and keeps no state, so
+    any header may come), or 403 for an origin not allowed. Other requests with an allowed
+    ``Origin`` get ``Access-Control-Allow-Origin`` and ``Access-Control-Expose-Headers``
+    (``X-Cache``, ``Content-Language``: what scripts may read beyond the safelisted headers).
+    With a list of origins (not ``*``) the answer depends on ``Origin``, so every answer to a
+    request with one says ``Vary: Origin``."""
+
+    METHODS = b"GET, POST, OPTIONS"
+    EXPOSE = (b"access-control-expose-headers", b"X-Cache, Content-Language")
+    MAX_AGE = (b"access-control-max-age", b"7200")  # seconds; Chromium keeps at most 2 hours
+
+    def __init__(self, app: ASGIApp, origins: tuple[str, ...]) -> None:
+        self.app = app
+        self.any = "*" in origins
+        self.origins = frozenset(o.encode("latin-1") for o in origins)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        origin = None
+        for name, value in scope["headers"]:
+            if name == b"origin":
+                origin = value
+                break
+        if origin is None:  # not a browser's cross-origin request: nothing to add
+            await self.app(scope, receive, send)
+            return
+        allowed = self.any or origin in self.origins
+        if scope["method"] == "OPTIONS":
+            headers = dict(scope["headers"])
+            if b"access-control-request-method" in headers:
+                await self.preflight(origin, allowed, headers)(scope, receive, send)
+                return
+        added = self.headers(origin, allowed)
+
+        async def cors(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": self.merged(message.get("headers", ()), added)}
+            await send(message)
+
+        await self.app(scope, receive, cors)
+
+    def headers(self, origin: bytes, allowed: bool) -> list[tuple[bytes, bytes]]:
+        """The CORS headers of an answer to ``origin`` (``vary`` merged later)."""
+        out: list[tuple[bytes, bytes]] = []
+        if allowed:
+            out += [(b"access-control-allow-origin", b"*" if self.any else origin), self.EXPOSE]
+        if not self.any:
+            out.append((b"vary", b"Origin"))
+        return out
+
+    @staticmethod
+    def merged(headers: Any, added: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+        """``headers`` plus ``added``; a ``vary`` joins the answer's own (one header)."""
+        out = list(headers)
+        for name, value in added:
+            if name == b"vary":
+                for i, (key, old) in enumerate(out):
+                    if key.lower() == b"vary":
+                        out[i] = (key, old + b", " + value)
+                        break
+                else:
+                    out.append((name, value))
+            else:
+                out.append((name, value))
+        return out
+
+    def preflight(self, origin: bytes, allowed: bool, headers: dict[bytes, bytes]) -> Response:
+        lang = language(headers.get(b"accept-language", b"").decode("latin-1"))
+        if not allowed:
+            response = status_problem(403, lang)
+            response.raw_headers[:] = self.merged(response.raw_headers,
+                                                  self.headers(origin, False))
+            return response
+        response = Response(status_code=204)
+        out = [*self.headers(origin, True), (b"access-control-allow-methods", self.METHODS),
+               self.MAX_AGE]
+        requested = headers.get(b"access-control-request-headers")
+        if requested:
+            out.append((b"access-control-allow-headers", requested))
+        response.raw_headers[:] = self.merged(response.raw_headers, out)
+        return response
 
 
 _OPS = {"/v1/variants": "variants", "/v1/deal": "deal", "/v1/validate": "validate",
@@ -397,8 +506,12 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     handlers_: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
         HTTPException: http_error, Exception: server_error}
+    middleware = [Middleware(Observe, metrics=svc.metrics),
+                  # before BodyLimit, so a 413 carries the CORS headers a page needs to read it
+                  *([Middleware(Cors, origins=settings.cors_origins)]
+                    if settings.cors_origins else []),
+                  Middleware(BodyLimit, limit=settings.max_body_bytes)]
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers_,
-                    middleware=[Middleware(Observe, metrics=svc.metrics),
-                                Middleware(BodyLimit, limit=settings.max_body_bytes)])
+                    middleware=middleware)
     app.state.svc = svc
     return app

@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from schema.handlers import REQUESTS, handle, to_json
 
+#: the exit status when the reader of stdout goes away before the answer is written (``| head``):
+#: 128 + SIGPIPE, what a shell reports for ``cat`` or ``seq`` in the same place. The answer was
+#: cut short, so 0 would claim a success nobody saw; under ``set -o pipefail`` a script can
+#: still tell "reader left early" (141) from "problem document" (1) and from bad usage (2)
+EXIT_BROKEN_PIPE = 141
+
 
 def serve(argv: list[str]) -> int:
     """``canasta-referee serve [--host --port --workers]``: the HTTP service under uvicorn."""
-    from .settings import DOCS, Settings
+    from .settings import DOCS, SettingError, Settings
 
-    env = Settings.from_env()
+    try:
+        env = Settings.from_env()
+    except SettingError as exc:  # one line naming the variable, no traceback
+        print(f"canasta-referee serve: {exc}", file=sys.stderr)
+        return 2
     parser = argparse.ArgumentParser(
         prog="canasta-referee serve",
         description="Serve the HTTP API (REST, GraphQL, /docs). Every setting also comes from "
@@ -56,9 +67,20 @@ def main(argv: list[str] | None = None) -> int:
     if args.pretty:
         import json
 
-        print(json.dumps(answer, ensure_ascii=False, indent=2))
+        text = json.dumps(answer, ensure_ascii=False, indent=2)
     else:
-        print(to_json(answer))
+        text = to_json(answer)
+    try:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()  # here, not at exit, so a closed pipe is met inside the try
+    except BrokenPipeError:
+        # the reader left (``| head -c 10``): end quietly. Python's final flush of stdout
+        # would meet the closed pipe again and print "Exception ignored"; point stdout at
+        # /dev/null first
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_BROKEN_PIPE
     return 0 if status == 200 else 1
 
 

@@ -158,6 +158,10 @@ class SideScore:
 
 @strawberry.type(description="Deal scores per side, the new game scores and what follows.")
 class Score:
+    final: bool = strawberry.field(description=(
+        "True: the deal is over and this is its score. False: the deal is still being played; "
+        "the table is scored as it stands, as if the deal ended now with nobody going out, "
+        "and every total is provisional."))
     sides: list[SideScore]
     scores: list[int]
     game_over: bool
@@ -198,7 +202,8 @@ class ActionInput:
 class DealInput:
     variant: str = "classic"
     options: JSON | None = None
-    seed: int = 0
+    seed: int = strawberry.field(default=0, description=(
+        "Shuffle seed, an integer (GraphQL Int: 32 bits; POST /v1/deal takes 64)."))
     dealer: int = 0
     scores: list[int] | None = None
 
@@ -232,8 +237,8 @@ def _score(d: Data) -> Score:
                            "melded_cards", "hand_cards", "canasta_bonus", "bonus_cards",
                            "going_out", "penalties", "total", "detail")}))
              for s in d["sides"]]
-    return Score(sides=sides, scores=d["scores"], game_over=d["game_over"], winner=d["winner"],
-                 next_minimums=d["next_minimums"])
+    return Score(final=d["final"], sides=sides, scores=d["scores"], game_over=d["game_over"],
+                 winner=d["winner"], next_minimums=d["next_minimums"])
 
 
 def _actions(actions: list[ActionInput]) -> list[Data]:
@@ -365,15 +370,48 @@ class _View(GraphQL[dict[str, Any], None]):
         if scope["type"] != "http":
             await super().__call__(scope, receive, send)
             return
+        from .app import LANG_HEADERS, language, status_problem
+
         request = StarletteRequest(scope=scope, receive=receive)
+        lang = language(request.headers.get("accept-language"))
         try:
             response = await self.run(request)
         except HTTPException as exc:
-            from .app import language, status_problem
-
-            lang = language(request.headers.get("accept-language"))
-            response = status_problem(exc.status_code, lang, reason=exc.reason)
+            response = status_problem(exc.status_code, lang, reason=_reason_text(exc.reason, lang))
+        else:
+            if response.media_type == "application/json":  # not the GraphiQL page
+                response.raw_headers.extend(LANG_HEADERS[lang])
         await response(scope, receive, send)
+
+
+#: strawberry's reasons for refusing a request as GraphQL, in German
+_REASONS_DE = {
+    "No GraphQL query found in the request": "sie enthält keine GraphQL-Abfrage",
+    "Unable to parse request body as JSON": "der Anfragetext ist kein gültiges JSON",
+    "Unsupported content type": "dieser Content-Type wird nicht unterstützt",
+    "Batching is not enabled": "mehrere Operationen in einer Anfrage sind nicht vorgesehen",
+    "Can't get GraphQL operation type": "die Art der Operation ist nicht zu erkennen",
+    "The GraphQL operation's `query` must be a string or null, if provided.":
+        "`query` muss eine Zeichenkette oder null sein",
+    "The GraphQL operation's `variables` must be an object or null, if provided.":
+        "`variables` muss ein Objekt oder null sein",
+    "The GraphQL operation's `extensions` must be an object or null, if provided.":
+        "`extensions` muss ein Objekt oder null sein",
+    "Unable to parse the multipart body": "der Multipart-Text ist nicht lesbar",
+    "File(s) missing in form data": "im Formular fehlen Dateien",
+}
+
+
+def _reason_text(reason: str, lang: str) -> str:
+    """Strawberry's reason (English) for the problem's detail, in ``lang``; a reason without a
+    translation is left out of a German detail rather than mixed into it."""
+    if lang != "de":
+        return reason.rstrip(".")
+    if reason in _REASONS_DE:
+        return _REASONS_DE[reason]
+    if reason.startswith('Unknown operation named "'):
+        return "unbekannte Operation " + reason.removeprefix("Unknown operation named ").rstrip(".")
+    return "sie ist so nicht verwendbar"
 
 
 def graphql_app(svc: Service) -> GraphQL[dict[str, Any], None]:

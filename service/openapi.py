@@ -58,8 +58,12 @@ actions, applies actions, validates whole states and scores deals. Errors are RF
 documents (`application/problem+json`) with a stable `code` and the JSON pointer of every field
 error. The same operations are served as GraphQL at `/graphql`.
 
-Cacheable answers carry `X-Cache: hit` or `X-Cache: miss`. Operations: `GET /healthz`,
-`GET /readyz`, `GET /metrics` (Prometheus text format)."""
+Cacheable answers carry `X-Cache: hit` or `X-Cache: miss`, or `X-Cache: bypass` while caching
+is off for the operation. Answers of `/v1/*` and `/graphql` say the language of their messages
+in `Content-Language` (`en` or `de`, with `Vary: Accept-Language`). Web pages of other origins
+may call the API (CORS, origins set by `CORS_ORIGINS`, default any); `X-Cache` and
+`Content-Language` are exposed to their scripts. Operations: `GET /healthz`, `GET /readyz`,
+`GET /metrics` (Prometheus text format)."""
 
 
 def _examples(model: type[BaseModel]) -> dict[str, Any]:
@@ -91,8 +95,10 @@ def build() -> dict[str, Any]:
         ok: dict[str, Any] = {"description": _STATUS[200], "content": {"application/json": {
             "schema": refs[(answer, "serialization")], "examples": _examples(answer)}}}
         if cached:
-            ok["headers"] = {"X-Cache": {"description": "`hit` or `miss`.", "schema": {
-                "type": "string", "enum": ["hit", "miss"]}}}
+            ok["headers"] = {"X-Cache": {
+                "description": "`hit` or `miss`; `bypass` while caching is off for the "
+                               "operation (`CACHE_OPS`, `CACHE_SIZE=0` without Redis).",
+                "schema": {"type": "string", "enum": ["hit", "miss", "bypass"]}}}
         responses: dict[str, Any] = {"200": ok}
         for status in errors:
             responses[str(status)] = {"description": _STATUS[status], "content": {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -36,15 +37,83 @@ DOCS: dict[str, str] = {
     "GRAPHQL_IDE": "`1`: serve the GraphiQL page at `GET /graphql` (it loads from a CDN).",
     "BENCH_ECHO": "`1`: add `POST /v1/echo` (parse the JSON body, answer a small object), "
                   "the baseline of `bench/http.py`.",
+    "CORS_ORIGINS": "Origins whose web pages may call the API from a browser (CORS), "
+                    "comma-separated: `https://app.example,http://localhost:5173`. `*` (the "
+                    "default): any origin; the API takes no credentials and keeps no state. "
+                    "Empty: no cross-origin calls.",
 }
+
+
+class SettingError(ValueError):
+    """A setting that cannot be used; the message (one line) names the variable and the
+    problem, e.g. ``PORT: 'abc' is not an integer``."""
+
+
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def _shown(raw: str) -> str:
+    """A setting's value for an error message: quoted, at most 40 characters, on one line."""
+    return repr(raw if len(raw) <= 40 else raw[:37] + "...")  # repr: escapes, one line
 
 
 def _ops(text: str) -> frozenset[str]:
     ops = frozenset(p.strip() for p in text.split(",") if p.strip())
     unknown = ops - set(CACHEABLE)
     if unknown:
-        raise ValueError(f"not cacheable operations: {', '.join(sorted(unknown))}")
+        raise ValueError(f"not cacheable: {', '.join(sorted(unknown))} (cacheable: "
+                         f"{','.join(CACHEABLE)})")
     return ops
+
+
+def _origins(text: str) -> tuple[str, ...]:
+    """``CORS_ORIGINS`` as a tuple (``Settings.checked`` checks each)."""
+    return tuple(p.strip() for p in text.split(",") if p.strip())
+
+
+def origin_problem(origin: str) -> str | None:
+    """Why ``origin`` cannot be an allowed CORS origin (None when it can): a browser's
+    ``Origin`` header is ``scheme://host[:port]``, lower case, no path."""
+    if origin == "*":
+        return None
+    parts = urlsplit(origin)
+    if (parts.scheme not in ("http", "https") or not parts.hostname or parts.path
+            or parts.query or parts.fragment or "@" in parts.netloc or origin != origin.lower()):
+        return (f"{_shown(origin)} is not an origin (scheme://host[:port] in lower case, "
+                "no path, e.g. https://app.example)")
+    try:
+        parts.port  # noqa: B018 (raises for a bad port)
+    except ValueError:
+        return f"{_shown(origin)} has a bad port"
+    return None
+
+
+def _parse(default: object, raw: str) -> object:
+    """A setting's value, of its default's type; ``ValueError`` (its message shows the value
+    and what is wrong) when the text is not one."""
+    text = raw.strip()
+    if isinstance(default, bool):
+        if text.lower() not in _TRUE + _FALSE:
+            raise ValueError(f"{_shown(raw)} is not 1/0, true/false, yes/no or on/off")
+        return text.lower() in _TRUE
+    if isinstance(default, int):
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError(f"{_shown(raw)} is not an integer") from None
+    if isinstance(default, float):
+        try:
+            number = float(text)
+        except ValueError:
+            raise ValueError(f"{_shown(raw)} is not a number") from None
+        if not math.isfinite(number):
+            raise ValueError(f"{_shown(raw)} is not a finite number")
+        return number
+    if isinstance(default, frozenset):
+        return _ops(raw)
+    if isinstance(default, tuple):
+        return _origins(raw)
+    return text
 
 
 @dataclass(frozen=True)
@@ -69,27 +138,25 @@ class Settings:
     redis_breaker_seconds: float = 5.0
     graphql_ide: bool = False
     bench_echo: bool = False
+    cors_origins: tuple[str, ...] = ("*",)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
-        """Settings from environment variables named like the fields in upper case."""
+        """Settings from environment variables named like the fields in upper case; raises
+        ``SettingError`` naming the first variable that cannot be used."""
         env = os.environ if env is None else env
         values: dict[str, object] = {}
+        defaults = cls()
         for f in fields(cls):
-            raw = env.get(f.name.upper())
-            if raw is None or raw == "" and f.name != "redis_url":
+            name = f.name.upper()
+            raw = env.get(name)
+            if raw is None or raw == "" and f.name not in ("redis_url", "cors_origins"):
                 continue
-            default = getattr(cls(), f.name)
-            if isinstance(default, bool):
-                values[f.name] = raw.strip().lower() in ("1", "true", "yes", "on")
-            elif isinstance(default, int):
-                values[f.name] = int(raw)
-            elif isinstance(default, float):
-                values[f.name] = float(raw)
-            elif isinstance(default, frozenset):
-                values[f.name] = _ops(raw)
-            else:
-                values[f.name] = raw.strip()
+            default = getattr(defaults, f.name)
+            try:
+                values[f.name] = _parse(default, raw)
+            except ValueError as exc:
+                raise SettingError(f"{name}: {exc}") from None
         return cls(**values).checked()  # type: ignore[arg-type]
 
     @property
@@ -98,22 +165,36 @@ class Settings:
         return self.redis_cluster or "+cluster://" in self.redis_url.lower()
 
     def checked(self) -> Settings:
-        """Raise ``ValueError`` for settings out of range."""
-        if not 1 <= self.max_actions <= 200:
-            raise ValueError("MAX_ACTIONS must be 1..200")
-        if self.max_body_bytes < 1024:
-            raise ValueError("MAX_BODY_BYTES must be at least 1024")
-        if self.cache_size < 0 or self.cache_ttl <= 0 or self.redis_timeout <= 0:
-            raise ValueError("CACHE_SIZE must be >= 0, CACHE_TTL and REDIS_TIMEOUT > 0")
-        if self.workers < 1 or self.graceful_timeout < 0:
-            raise ValueError("WORKERS must be at least 1, GRACEFUL_TIMEOUT at least 0")
+        """Raise ``SettingError`` (naming the variable) for settings out of range."""
+        ranges: tuple[tuple[str, float, float, float | None], ...] = (
+            ("PORT", self.port, 0, 65535), ("WORKERS", self.workers, 1, 1024),
+            ("GRACEFUL_TIMEOUT", self.graceful_timeout, 0, None),
+            ("MAX_ACTIONS", self.max_actions, 1, 200),
+            ("MAX_BODY_BYTES", self.max_body_bytes, 1024, None),
+            ("CACHE_SIZE", self.cache_size, 0, None),
+            ("REDIS_BREAKER_FAILURES", self.redis_breaker_failures, 1, None),
+            ("REDIS_BREAKER_SECONDS", self.redis_breaker_seconds, 0, None))
+        for name, value, low, high in ranges:
+            if value < low or high is not None and value > high:
+                raise SettingError(f"{name}: {value} is out of range ({low}..{high})" if high
+                                   is not None else f"{name}: {value} is less than {low}")
+        for name, value in (("CACHE_TTL", self.cache_ttl), ("REDIS_TIMEOUT", self.redis_timeout)):
+            if not value > 0:
+                raise SettingError(f"{name}: {value} must be more than 0")
         if self.redis_url:
             scheme = self.redis_url.partition("://")[0].lower()
             if scheme not in REDIS_SCHEMES:
-                raise ValueError("REDIS_URL must start with " + ", ".join(
+                raise SettingError("REDIS_URL: must start with " + ", ".join(
                     f"{s}://" for s in REDIS_SCHEMES))
             if self.redis_is_cluster and urlsplit(self.redis_url).path not in ("", "/", "/0"):
-                raise ValueError("REDIS_URL: a Redis Cluster has database 0 only")
+                raise SettingError("REDIS_URL: a Redis Cluster has database 0 only")
         if self.log_level.lower() not in ("debug", "info", "warning", "error"):
-            raise ValueError("LOG_LEVEL must be debug, info, warning or error")
+            raise SettingError(f"LOG_LEVEL: {_shown(self.log_level)} is not debug, info, "
+                               "warning or error")
+        if "*" in self.cors_origins and len(self.cors_origins) > 1:
+            raise SettingError("CORS_ORIGINS: '*' (any origin) stands alone")
+        for origin in self.cors_origins:
+            problem = origin_problem(origin)
+            if problem:
+                raise SettingError(f"CORS_ORIGINS: {problem}")
         return self

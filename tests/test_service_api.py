@@ -153,7 +153,8 @@ def test_apply(http: TestClient, dealt: dict[str, Any]) -> None:
 
 def test_score(http: TestClient, dealt: dict[str, Any]) -> None:
     body = http.post("/v1/score", json={"state": dealt}).json()
-    assert set(body) == {"sides", "scores", "game_over", "winner", "next_minimums"}
+    assert set(body) == {"final", "sides", "scores", "game_over", "winner", "next_minimums"}
+    assert body["final"] is False  # a fresh deal is not over: a provisional score
     for side in body["sides"]:
         assert side["breakdown"]["total"] == side["total"]
     # the example state hides three hands: scoring needs them
@@ -363,9 +364,9 @@ def test_long_requests_are_keyed_by_their_digest_in_process(dealt: dict[str, Any
 def test_caching_can_be_turned_off(dealt: dict[str, Any]) -> None:
     with client(cache_size=0) as c:
         r = c.post("/v1/legal-actions", json={"state": dealt})
-        assert r.status_code == 200 and "x-cache" not in r.headers
+        assert r.status_code == 200 and r.headers["x-cache"] == "bypass"
     with client(cache_ops=frozenset({"check"})) as c:
-        assert "x-cache" not in c.post("/v1/score", json={"state": dealt}).headers
+        assert c.post("/v1/score", json={"state": dealt}).headers["x-cache"] == "bypass"
 
 
 def test_a_dead_redis_only_means_computing(dealt: dict[str, Any]) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from ..reasons import Refusal, UnknownRules
+from ..reasons import Refusal, UnknownRules, one_of
 from ..rules import Option, RuleSet
 from . import canastra, classic, family, german, modern_american
 
@@ -78,8 +78,7 @@ def _check_options(variant: Variant, options: dict[str, Any]) -> dict[str, Any]:
         value = options.get(opt.name, opt.default)
         ok = (opt.allowed is None or any(value == a and type(value) is type(a) for a in opt.allowed))
         if not ok:
-            allowed = " or ".join(str(a).lower() if isinstance(a, bool) else str(a)
-                                  for a in opt.allowed or () if a is not None)
+            allowed = one_of(tuple(a for a in opt.allowed or () if a is not None))
             raise UnknownRules(Refusal("BAD_OPTION_VALUE", {"option": opt.name, "allowed": allowed}),
                                f"/options/{opt.name}")
         resolved[opt.name] = value
