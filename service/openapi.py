@@ -1,4 +1,4 @@
-"""The OpenAPI 3.1 document, built from the pydantic wire models, and the offline ``/docs`` page.
+"""The OpenAPI 3.1 document, built from the pydantic wire models (``/docs`` shows it: ``service.ui``).
 
 ``python -m service.openapi`` writes ``openapi/openapi.json`` (a test fails when it drifts).
 """
@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import functools
-import html
 import json
 import sys
 from pathlib import Path
@@ -150,84 +149,6 @@ def _operations() -> dict[str, Any]:
 def document_bytes() -> bytes:
     """The document as served at ``/openapi.json`` and committed (2-space JSON, final newline)."""
     return (json.dumps(build(), indent=2, ensure_ascii=False) + "\n").encode()
-
-
-@functools.cache
-def docs_html() -> str:
-    """A self-contained HTML page of the API (no scripts, no network assets)."""
-    doc = build()
-    out = [f"<h1>{html.escape(doc['info']['title'])} <small>{doc['info']['version']}</small></h1>",
-           "<p>" + html.escape(doc["info"]["description"]).replace("\n\n", "</p><p>") + "</p>",
-           '<p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>',
-           "<nav><ul>"]
-    ops = [(p, meth, o) for p, item in doc["paths"].items() for meth, o in item.items()]
-    out += [f'<li><a href="#{o["operationId"]}"><code>{meth.upper()} {html.escape(p)}</code>'
-            f'</a></li>' for p, meth, o in ops]
-    out += ['<li><a href="#graphql"><code>POST /graphql</code></a></li>',
-            '<li><a href="#schemas">Schemas</a></li>']
-    out.append("</ul></nav>")
-    for path, meth, o in ops:
-        out.append(f'<section id="{o["operationId"]}"><h2><code>{meth.upper()} '
-                   f'{html.escape(path)}</code></h2><p>{html.escape(o["summary"])}</p>')
-        body = o.get("requestBody", {}).get("content", {}).get("application/json")
-        if body:
-            out.append("<h3>Request example</h3>" + _pre(body["examples"]["example1"]["value"]))
-        for status, resp in o["responses"].items():
-            out.append(f"<h3>{status}: {html.escape(resp['description'])}</h3>")
-            for media in resp.get("content", {}).values():
-                out.append(_pre(media["examples"]["example1"]["value"]))
-        out.append("</section>")
-    out.append('<section id="graphql"><h2><code>POST /graphql</code></h2><p>The same operations '
-               "as GraphQL queries; refusals are members of the result unions. The schema:</p>"
-               + _pre(_sdl()) + "</section>")
-    out.append('<section id="schemas"><h2>Schemas</h2>')
-    for name, schema in doc["components"]["schemas"].items():
-        out.append(_schema_table(name, schema))
-    out.append("</section>")
-    style = ("body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}"
-             "pre{background:#f4f4f4;padding:.6rem;overflow:auto;max-height:24rem}"
-             "section{border-top:1px solid #ccc;margin-top:1.5rem}"
-             "table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.2rem .4rem;"
-             "text-align:left;vertical-align:top}")
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Canasta Referee '
-            f"API</title><style>{style}</style></head><body>{''.join(out)}</body></html>")
-
-
-def _sdl() -> str:
-    from .graphql import sdl  # strawberry is slow to import: only when the page is built
-
-    return sdl()
-
-
-def _type(schema: dict[str, Any]) -> str:
-    """A short type summary of a JSON Schema."""
-    if "$ref" in schema:
-        name = schema["$ref"].rsplit("/", 1)[-1]
-        return f'<a href="#schema-{html.escape(name)}">{html.escape(name)}</a>'
-    if "anyOf" in schema or "oneOf" in schema:
-        return " | ".join(_type(s) for s in schema.get("anyOf", schema.get("oneOf", [])))
-    kind = schema.get("type", "any")
-    if kind == "array":
-        return f"array of {_type(schema.get('items', {}))}"
-    if "enum" in schema:
-        return " | ".join(html.escape(json.dumps(v)) for v in schema["enum"])
-    return html.escape(str(kind))
-
-
-def _schema_table(name: str, schema: dict[str, Any]) -> str:
-    rows = "".join(
-        f"<tr><td><code>{html.escape(field)}</code>{' *' if field in schema.get('required', []) else ''}"
-        f"</td><td>{_type(prop)}</td><td>{html.escape(prop.get('description', ''))}</td></tr>"
-        for field, prop in schema.get("properties", {}).items())
-    return (f'<h3 id="schema-{html.escape(name)}">{html.escape(name)}</h3>'
-            f"<p>{html.escape(schema.get('description', ''))}</p>"
-            + (f"<table><tr><th>field (* required)</th><th>type</th><th>meaning</th></tr>{rows}"
-               "</table>" if rows else ""))
-
-
-def _pre(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
-    return f"<pre>{html.escape(text)}</pre>"
 
 
 def main() -> int:
