@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,8 @@ from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 import engine
 from schema import models as m
+
+from . import examples
 
 REF = "#/components/schemas/{model}"
 COMMITTED = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"
@@ -45,7 +48,8 @@ ROUTES: list[tuple[str, str, str, str, type[BaseModel] | None, type[BaseModel] |
 ]
 
 _STATUS = {200: "The answer.", 404: "No such variant (problem document).",
-           413: "The body is larger than MAX_BODY_BYTES (problem document).",
+           413: "The body is larger than `MAX_BODY_BYTES` (problem document; the example is "
+                "the default limit's).",
            422: "Malformed request, or a request the engine cannot answer (problem document; "
                 "`code` is stable, `problems` carry JSON pointers)."}
 
@@ -55,23 +59,69 @@ Send a game state (and actions): the referee says whether they are legal and why
 `code`, a message in English or German by `Accept-Language`, and the rule's source), lists legal
 actions, applies actions, validates whole states and scores deals. Errors are RFC 9457 problem
 documents (`application/problem+json`) with a stable `code` and the JSON pointer of every field
-error. The same operations are served as GraphQL at `/graphql`.
+error.
+
+**States.** A state may show every card (a referee's or a trusted server's *full* state) or be
+a player's *view*: other hands and the stock as `{"size": n}`, the pile as `{top, size,
+frozen}`. The referee answers whatever the cards shown decide, and refuses the rest with 422
+`NEEDS_HIDDEN_INFO` (a draw needs the stock's top card; a score needs every hand).
+
+**Examples.** Each operation's request examples are real requests, and the examples under each
+response are the service's own answers to them (the example of the same name). *Try it out*
+sends them to this server.
+
+**GraphQL.** The same operations are served as GraphQL at [`/graphql`](/graphql) (GraphiQL in
+a browser).
 
 Cacheable answers carry `X-Cache: hit` or `X-Cache: miss`. Operations: `GET /healthz`,
 `GET /readyz`, `GET /metrics` (Prometheus text format)."""
 
 
-def _examples(model: type[BaseModel]) -> dict[str, Any]:
-    extra = model.model_config.get("json_schema_extra")
-    examples = extra.get("examples", []) if isinstance(extra, dict) else []
-    assert isinstance(examples, list) and examples, f"{model.__name__} has no example"
-    return {f"example{i + 1}": {"value": v} for i, v in enumerate(examples)}
+def _named(values: dict[str, tuple[str, Any]]) -> dict[str, Any]:
+    """OpenAPI examples: name -> {summary, value}."""
+    return {name: {"summary": summary, "value": value}
+            for name, (summary, value) in values.items()}
 
 
 def _header_param() -> dict[str, Any]:
     return {"name": "Accept-Language", "in": "header", "required": False,
             "description": "`de` for German messages; English otherwise.",
             "schema": {"type": "string", "examples": ["de", "en"]}}
+
+
+def _responses(op: str, answer_ref: dict[str, Any], problem_ref: dict[str, Any], cached: bool,
+               errors: tuple[int, ...]) -> dict[str, Any]:
+    """The operation's responses, each with the real answers to its request examples."""
+    requests = examples.REQUESTS.get(op, {})
+    by_status: dict[int, dict[str, tuple[str, Any]]] = {}
+    for name, (status, answer) in examples.answers()[op].items():
+        summary = requests[name].summary if name in requests else "The answer"
+        by_status.setdefault(status, {})[name] = (summary, answer)
+    if 413 in errors:
+        by_status[413] = {"bodyTooLarge": ("A body over the limit", examples.body_too_large())}
+    assert set(by_status) == {200, *errors}, (op, sorted(by_status), errors)
+    ok: dict[str, Any] = {"description": _STATUS[200], "content": {"application/json": {
+        "schema": answer_ref, "examples": _named(by_status[200])}}}
+    if cached:
+        ok["headers"] = {"X-Cache": {"description": "`hit` or `miss`.", "schema": {
+            "type": "string", "enum": ["hit", "miss"]}}}
+    responses: dict[str, Any] = {"200": ok}
+    for status in errors:
+        responses[str(status)] = {"description": _STATUS[status], "content": {
+            "application/problem+json": {"schema": problem_ref,
+                                         "examples": _named(by_status[status])}}}
+    return responses
+
+
+#: component schema -> its example, a part of a real answer: (operation, example, the part)
+_PARTS: dict[str, tuple[str, str, Callable[[dict[str, Any]], Any]]] = {
+    "Problem": ("validate", "problems", lambda a: a["problems"][0]),
+    "Reason": ("check", "illegal", lambda a: a["reason"]),
+    "SideScore": ("score", "over", lambda a: a["sides"][0]),
+    "Breakdown": ("score", "over", lambda a: a["sides"][0]["breakdown"]),
+    "VariantSummary": ("variants", "catalogue", lambda a: a["variants"][0]),
+    "VariantOption": ("variant", "classic", lambda a: a["options"][0]),
+}
 
 
 def build() -> dict[str, Any]:
@@ -83,42 +133,41 @@ def build() -> dict[str, Any]:
         if answer is not None:
             pairs.append((answer, "serialization"))
     refs, defs = models_json_schema(pairs, ref_template=REF)
+    schemas: dict[str, Any] = defs.get("$defs", {})
+    answers = examples.answers()
+    for name, (op, example, part) in _PARTS.items():
+        schemas[name]["examples"] = [part(answers[op][example][1])]
     paths: dict[str, Any] = {}
     problem_ref = refs[(m.ProblemDocument, "serialization")]
     for path, method, op, summary, request, answer, cached, errors in ROUTES:
         assert answer is not None
-        ok: dict[str, Any] = {"description": _STATUS[200], "content": {"application/json": {
-            "schema": refs[(answer, "serialization")], "examples": _examples(answer)}}}
-        if cached:
-            ok["headers"] = {"X-Cache": {"description": "`hit` or `miss`.", "schema": {
-                "type": "string", "enum": ["hit", "miss"]}}}
-        responses: dict[str, Any] = {"200": ok}
-        for status in errors:
-            responses[str(status)] = {"description": _STATUS[status], "content": {
-                "application/problem+json": {"schema": problem_ref,
-                                             "examples": _examples(m.ProblemDocument)}}}
-        operation: dict[str, Any] = {"operationId": op, "summary": summary,
-                                     "parameters": [_header_param()], "responses": responses}
+        operation: dict[str, Any] = {
+            "operationId": op, "summary": summary, "parameters": [_header_param()],
+            "responses": _responses(op, refs[(answer, "serialization")], problem_ref, cached,
+                                    errors)}
+        requests = _named({n: (e.summary, e.request)
+                           for n, e in examples.REQUESTS.get(op, {}).items()})
         if path.endswith("{id}"):
             operation["parameters"].insert(0, {
                 "name": "id", "in": "path", "required": True, "description": "Variant id.",
-                "schema": {"type": "string", "maxLength": 64, "examples": ["classic"]}})
+                "schema": {"type": "string", "maxLength": 64}, "examples": requests})
         if request is not None:
             operation["requestBody"] = {"required": True, "content": {"application/json": {
-                "schema": refs[(request, "validation")], "examples": _examples(request)}}}
+                "schema": refs[(request, "validation")], "examples": requests}}}
         paths.setdefault(path, {})[method] = operation
     paths.update(_operations())
     return {"openapi": "3.1.0",
             "info": {"title": "Canasta Referee", "version": engine.__version__,
                      "description": DESCRIPTION, "license": {"name": "MIT"}},
-            "paths": paths, "components": {"schemas": defs.get("$defs", {})}}
+            "paths": paths, "components": {"schemas": schemas}}
 
 
 def _operations() -> dict[str, Any]:
-    def get(op: str, summary: str, media: str, schema: dict[str, Any], example: Any) -> Any:
+    def get(op: str, summary: str, media: str, schema: dict[str, Any], example: Any,
+            note: str = "") -> Any:
         return {"get": {"operationId": op, "summary": summary, "responses": {"200": {
-            "description": summary, "content": {media: {"schema": schema, "examples": {
-                "example1": {"value": example}}}}}}}}
+            "description": summary + note, "content": {media: {"schema": schema, "examples": {
+                "answer": {"summary": "The answer", "value": example}}}}}}}}
 
     ready = {"type": "object", "required": ["ready", "degraded", "engine", "cache"], "properties": {
         "ready": {"type": "boolean"}, "degraded": {"type": "boolean", "description":
@@ -136,12 +185,15 @@ def _operations() -> dict[str, Any]:
         "/readyz": get("readyz", "Readiness and the cache's state (ready even when Redis is "
                        "down).", "application/json", ready,
                        {"ready": True, "degraded": False,
-                        "engine": {"id": "0.1.0-aae53a5fb816", "build": "compiled"}, "cache": {
-                           "local": {"entries": 12, "size": 4096}, "redis": "ok",
-                           "breaker_open": False}}),
+                        "engine": {"id": "0.1.0-aae53a5fb816", "build": "python"}, "cache": {
+                           "local": {"entries": 0, "size": 4096}, "redis": "off",
+                           "breaker_open": False}},
+                       " The example is a fresh server's, without Redis: `engine.id` differs "
+                       "with each engine, `build` with the installation."),
         "/metrics": get("metrics", "Prometheus metrics (text exposition format).",
                         "text/plain", {"type": "string"},
-                        "canasta_requests_total{op=\"check\",status=\"200\"} 3.0\n"),
+                        "canasta_requests_total{op=\"check\",status=\"200\"} 1.0\n",
+                        " The example is one line of it, after one `check` answered 200."),
     }
 
 
