@@ -1,6 +1,8 @@
 """The OpenAPI 3.1 document, built from the pydantic wire models (``/docs`` shows it: ``service.ui``).
 
-``python -m service.openapi`` writes ``openapi/openapi.json`` (a test fails when it drifts).
+``python -m service.openapi`` writes ``openapi/openapi.json`` and the JSON Schema of a state,
+``clients/json-schema/state.schema.json`` (tests fail when either drifts; the TypeScript types in
+``clients/typescript`` are generated from the former by ``npm run generate`` there).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from . import examples
 
 REF = "#/components/schemas/{model}"
 COMMITTED = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"
+STATE_SCHEMA = COMMITTED.parent.parent / "clients" / "json-schema" / "state.schema.json"
 
 # path, method, operation id, summary, request model, 200 model, cached, error statuses
 ROUTES: list[tuple[str, str, str, str, type[BaseModel] | None, type[BaseModel] | None, bool,
@@ -203,16 +206,36 @@ def document_bytes() -> bytes:
     return (json.dumps(build(), indent=2, ensure_ascii=False) + "\n").encode()
 
 
+def state_schema_bytes() -> bytes:
+    """The JSON Schema (draft 2020-12) of a request's ``state``, as committed for clients."""
+    schema = m.State.model_json_schema(mode="validation")
+    document = {"$schema": "https://json-schema.org/draft/2020-12/schema",
+                "$comment": "Generated from schema.models.State by `python -m service.openapi`; "
+                            "the same as components.schemas.State of openapi/openapi.json.",
+                **schema}
+    return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+def _artifacts() -> dict[Path, bytes]:
+    return {COMMITTED: document_bytes(), STATE_SCHEMA: state_schema_bytes()}
+
+
 def main() -> int:
-    """Write (or with ``--check``, compare) ``openapi/openapi.json``."""
-    if "--check" in sys.argv[1:]:
-        same = COMMITTED.exists() and COMMITTED.read_bytes() == document_bytes()
-        print("openapi/openapi.json is up to date" if same else "openapi/openapi.json drifted")
-        return 0 if same else 1
-    COMMITTED.parent.mkdir(exist_ok=True)
-    COMMITTED.write_bytes(document_bytes())
-    print(f"wrote {COMMITTED}")
-    return 0
+    """Write (or with ``--check``, compare) ``openapi/openapi.json`` and
+    ``clients/json-schema/state.schema.json``."""
+    root = COMMITTED.parent.parent
+    drifted = 0
+    for path, content in _artifacts().items():
+        name = path.relative_to(root)
+        if "--check" in sys.argv[1:]:
+            same = path.exists() and path.read_bytes() == content
+            print(f"{name} is up to date" if same else f"{name} drifted")
+            drifted += not same
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+        print(f"wrote {name}")
+    return 1 if drifted else 0
 
 
 if __name__ == "__main__":
