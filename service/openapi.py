@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -116,17 +115,6 @@ def _responses(op: str, answer_ref: dict[str, Any], problem_ref: dict[str, Any],
     return responses
 
 
-#: component schema -> its example, a part of a real answer: (operation, example, the part)
-_PARTS: dict[str, tuple[str, str, Callable[[dict[str, Any]], Any]]] = {
-    "Problem": ("validate", "problems", lambda a: a["problems"][0]),
-    "Reason": ("check", "illegal", lambda a: a["reason"]),
-    "SideScore": ("score", "over", lambda a: a["sides"][0]),
-    "Breakdown": ("score", "over", lambda a: a["sides"][0]["breakdown"]),
-    "VariantSummary": ("variants", "catalogue", lambda a: a["variants"][0]),
-    "VariantOption": ("variant", "classic", lambda a: a["options"][0]),
-}
-
-
 def build() -> dict[str, Any]:
     """The OpenAPI 3.1 document."""
     pairs: list[tuple[type[BaseModel], JsonSchemaMode]] = [(m.ProblemDocument, "serialization")]
@@ -136,10 +124,9 @@ def build() -> dict[str, Any]:
         if answer is not None:
             pairs.append((answer, "serialization"))
     refs, defs = models_json_schema(pairs, ref_template=REF)
+    # answers' schemas carry no examples of their own: the operations show real answers (and an
+    # engine change then alters openapi.json alone, not the generated client types)
     schemas: dict[str, Any] = defs.get("$defs", {})
-    answers = examples.answers()
-    for name, (op, example, part) in _PARTS.items():
-        schemas[name]["examples"] = [part(answers[op][example][1])]
     paths: dict[str, Any] = {}
     problem_ref = refs[(m.ProblemDocument, "serialization")]
     for path, method, op, summary, request, answer, cached, errors in ROUTES:

@@ -264,15 +264,6 @@ export interface components {
         /**
          * Breakdown
          * @description One side's deal score; ``total`` is the sum of the others.
-         * @example {
-         *       "melded_cards": 180,
-         *       "hand_cards": -65,
-         *       "canasta_bonus": 300,
-         *       "bonus_cards": 100,
-         *       "going_out": 100,
-         *       "penalties": 0,
-         *       "total": 615
-         *     }
          */
         Breakdown: {
             /**
@@ -558,11 +549,6 @@ export interface components {
         /**
          * Problem
          * @description One thing wrong with a state.
-         * @example {
-         *       "code": "RED_THREE_IN_HAND",
-         *       "path": "/state/hands/1/10",
-         *       "message": "A red three is laid out at once, never kept in the hand."
-         *     }
          */
         Problem: {
             /**
@@ -626,11 +612,6 @@ export interface components {
         /**
          * Reason
          * @description Why an action is illegal: stable code, message, and where the rule stands.
-         * @example {
-         *       "code": "PILE_CARDS_DO_NOT_MATCH",
-         *       "message": "To take the pile, meld its top card 8D with a natural pair, one natural and one wild card, or add it to your side's meld of its rank.",
-         *       "rule": "pagat: The Play in Classic Canasta (seed 000 'Den Ablagestapel nehmen')"
-         *     }
          */
         Reason: {
             /**
@@ -677,23 +658,6 @@ export interface components {
         /**
          * SideScore
          * @description A side, its seats and its deal score.
-         * @example {
-         *       "side": 0,
-         *       "seats": [
-         *         0,
-         *         2
-         *       ],
-         *       "total": 615,
-         *       "breakdown": {
-         *         "melded_cards": 180,
-         *         "hand_cards": -65,
-         *         "canasta_bonus": 300,
-         *         "bonus_cards": 100,
-         *         "going_out": 100,
-         *         "penalties": 0,
-         *         "total": 615
-         *       }
-         *     }
          */
         SideScore: {
             /** Side */
@@ -1056,17 +1020,6 @@ export interface components {
         /**
          * VariantOption
          * @description A house rule or the player count: its default and allowed values.
-         * @example {
-         *       "name": "players",
-         *       "default": 4,
-         *       "description": "Number of players.",
-         *       "allowed": [
-         *         2,
-         *         3,
-         *         4,
-         *         6
-         *       ]
-         *     }
          */
         VariantOption: {
             /** Name */
@@ -1084,17 +1037,6 @@ export interface components {
         /**
          * VariantSummary
          * @description One ruleset in the catalogue.
-         * @example {
-         *       "id": "classic",
-         *       "title": "Classic Canasta",
-         *       "players": [
-         *         2,
-         *         3,
-         *         4,
-         *         6
-         *       ],
-         *       "summary": "The 1950s standard game: 2 packs and 4 jokers, melds of one rank, one canasta to go out."
-         *     }
          */
         VariantSummary: {
             /** Id */
