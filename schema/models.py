@@ -221,6 +221,57 @@ EXAMPLE_ACTIONS: list[dict[str, Any]] = [
     {"type": "meld", "cards": ["QS", "QH", "QD", "JK"]},
     {"type": "discard", "card": "4C"},
 ]
+# The same table fully known, as a referee or a trusted game server has it: every hand and the
+# stock (top first) as cards, 108 in all. check, apply and score need the cards they touch (a
+# draw needs the stock's top card); the OpenAPI examples use this table.
+# fmt: off
+EXAMPLE_FULL_STATE: dict[str, Any] = {
+    **EXAMPLE_STATE,
+    "hands": [
+        list(_HAND0),
+        ["JK", "JK", "AC", "KS", "KC", "QC", "7S", "6S", "6C", "4H", "4C"],
+        ["AH", "AC", "QS", "JH", "JH", "JC", "9D", "8C", "5H"],
+        ["JK", "AD", "KD", "TS", "9H", "6H", "4D", "3C", "2S", "2D"],
+    ],
+    "stock": [
+        "7D", "5D", "QD", "7C", "2H", "7H", "4H", "6H", "2C", "KC", "2S", "TH", "TC", "JD",
+        "AD", "TS", "QC", "JD", "JS", "QH", "3S", "3D", "4S", "5C", "5S", "2D", "8D", "3S",
+        "6D", "KH", "2H", "4D", "9S", "3C", "AH", "8H", "JS", "8C", "8S", "8S", "AS", "TH",
+        "3D", "TC", "9S", "6D", "AS", "5D", "TD", "6C", "9C", "4S", "5C", "7D", "3H",
+    ],
+}
+# A deal that is over: seat 0 went out (side 0 has a mixed canasta of kings); every card known
+EXAMPLE_OVER_STATE: dict[str, Any] = {
+    "variant": "classic",
+    "options": {"players": 4},
+    "dealer": 3,
+    "scores": [650, -150],
+    "hands": [
+        [],
+        ["QS", "JH", "TH", "TC", "9H", "8H", "4H", "4D"],
+        ["JD", "6D", "4C", "3C", "2S", "2D"],
+        ["TH", "TD", "TC", "9D", "9C"],
+    ],
+    "melds": [
+        [
+            {"rank": "K", "cards": ["KS", "KS", "KH", "KH", "KD", "KC", "2C"]},
+            {"rank": "Q", "cards": ["QS", "QH", "QD", "JK"]},
+            {"rank": "7", "cards": ["7S", "7C", "7H", "7D"]},
+        ],
+        [{"rank": "A", "cards": ["AS", "AH", "AD", "2D"]}],
+    ],
+    "bonus_cards": [["3H"], ["3D"]],
+    "discard": ["5S", "9H", "JC", "8D", "4C"],
+    "stock": [
+        "JK", "8C", "JK", "QD", "7S", "AD", "3C", "5S", "KD", "8H", "3D", "8S", "4D", "TS",
+        "5D", "8D", "4S", "7D", "8S", "JS", "2S", "JC", "7H", "5D", "7C", "2C", "6S", "AS",
+        "2H", "4H", "3H", "9S", "5H", "8C", "QH", "AC", "6C", "3S", "QC", "TD", "6D", "5H",
+        "5C", "QC", "JD", "6C", "9S", "AH", "JS", "6H", "2H", "4S", "6H", "JH", "TS", "KC",
+        "9D", "5C", "AC", "3S", "6S", "9C", "JK",
+    ],
+    "turn": {"seat": 0, "phase": "over", "went_out": 0},
+}
+# fmt: on
 # fmt: off
 _DEAL_STOCK = [
     "KD", "JK", "7S", "6D", "7D", "KC", "JD", "4S", "8D", "KS", "9S", "6D", "9S", "3D",
@@ -247,37 +298,6 @@ EXAMPLE_DEAL: dict[str, Any] = {
     "stock": _DEAL_STOCK,
     "turn": {"seat": 0, "phase": "draw"},
 }
-_BREAKDOWN_WINNER: dict[str, Any] = {
-    "melded_cards": 340,
-    "hand_cards": 0,
-    "canasta_bonus": 500,
-    "bonus_cards": 100,
-    "going_out": 100,
-    "penalties": 0,
-    "total": 1040,
-}
-_BREAKDOWN_LOSER: dict[str, Any] = {
-    "melded_cards": 150,
-    "hand_cards": -65,
-    "canasta_bonus": 0,
-    "bonus_cards": 0,
-    "going_out": 0,
-    "penalties": 0,
-    "total": 85,
-}
-_REASON: dict[str, Any] = {
-    "code": "PILE_FROZEN_NEEDS_NATURAL_PAIR",
-    "message": "The pile is frozen: take it only with a natural pair matching the top card.",
-    "rule": "pagat: Frozen Discard Pile",
-}
-_CLASSIC: dict[str, Any] = {
-    "id": "classic",
-    "title": "Classic Canasta",
-    "players": [2, 3, 4, 6],
-    "summary": "The 1950s partnership game: two decks, red threes, frozen pile, 5000 to win.",
-}
-
-
 # --- state -------------------------------------------------------------------------------------
 
 
@@ -501,15 +521,7 @@ Action = Annotated[
 class DealRequest(BaseModel):
     """Ask for a fresh deal, reproducible from ``seed``."""
 
-    model_config = _config(
-        {
-            "variant": "classic",
-            "options": {"players": 4},
-            "seed": 42,
-            "dealer": 3,
-            "scores": [650, -150],
-        }
-    )
+    model_config = _config()
     variant: Name = Field("classic", description="Ruleset id.")
     options: Options = Field({}, description="House rules and player count.")
     seed: Annotated[int, Field(ge=-(2**63), le=2**63 - 1), WrapValidator(_seed)] = Field(
@@ -524,19 +536,21 @@ class DealRequest(BaseModel):
 class StateRequest(BaseModel):
     """A state to validate, score or list legal actions for."""
 
-    model_config = _config({"state": EXAMPLE_STATE})
+    model_config = _config()
     state: State
 
 
 class ActionsRequest(BaseModel):
     """A state and actions to check or apply, in order."""
 
-    model_config = _config({"state": EXAMPLE_STATE, "actions": EXAMPLE_ACTIONS})
+    model_config = _config()
     state: State
     actions: Annotated[list[Action], Field(min_length=1, max_length=200)]
 
 
 # --- responses ---------------------------------------------------------------------------------
+# No examples here: the OpenAPI document's answer examples are the service's own answers to its
+# request examples (service/examples.py).
 
 _MANY = 10_000  # bound on engine-produced lists (responses are not hostile input)
 
@@ -544,13 +558,7 @@ _MANY = 10_000  # bound on engine-produced lists (responses are not hostile inpu
 class Problem(BaseModel):
     """One thing wrong with a state."""
 
-    model_config = _config(
-        {
-            "code": "CARD_COUNT",
-            "path": "state.hands[0]",
-            "message": "108 cards expected, 107 found.",
-        }
-    )
+    model_config = _config()
     code: Name = Field(description="Stable problem code.")
     path: Annotated[str, Field(max_length=256)] = Field(
         description="JSON path of the culprit."
@@ -561,19 +569,7 @@ class Problem(BaseModel):
 class ValidateResponse(BaseModel):
     """Every problem found in a state (empty when valid)."""
 
-    model_config = _config(
-        {"valid": True, "problems": []},
-        {
-            "valid": False,
-            "problems": [
-                {
-                    "code": "CARD_COUNT",
-                    "path": "state.hands[0]",
-                    "message": "108 cards expected, 107 found.",
-                }
-            ],
-        },
-    )
+    model_config = _config()
     valid: bool
     problems: Annotated[list[Problem], Field(max_length=_MANY)]
 
@@ -581,7 +577,7 @@ class ValidateResponse(BaseModel):
 class Reason(BaseModel):
     """Why an action is illegal: stable code, message, and where the rule stands."""
 
-    model_config = _config(_REASON)
+    model_config = _config()
     code: Name = Field(description="Stable refusal code.")
     message: Text = Field(description="Message in the requested language.")
     rule: Annotated[str, Field(max_length=256)] = Field(
@@ -592,9 +588,7 @@ class Reason(BaseModel):
 class CheckResponse(BaseModel):
     """Whether the actions are legal; if not, the first illegal one and why."""
 
-    model_config = _config(
-        {"legal": True}, {"legal": False, "index": 0, "reason": _REASON}
-    )
+    model_config = _config()
     legal: bool
     index: Size | None = Field(None, description="Index of the first illegal action.")
     reason: Reason | None = None
@@ -603,13 +597,7 @@ class CheckResponse(BaseModel):
 class LegalActionsResponse(BaseModel):
     """The actions the seat to move may take now."""
 
-    model_config = _config(
-        {
-            "seat": 0,
-            "phase": "draw",
-            "actions": [{"type": "draw"}, {"type": "take-pile", "cards": ["8H", "JK"]}],
-        }
-    )
+    model_config = _config()
     seat: Seat
     phase: Name
     actions: Annotated[list[Action], Field(max_length=_MANY)]
@@ -618,21 +606,7 @@ class LegalActionsResponse(BaseModel):
 class ApplyResponse(BaseModel):
     """The state after the actions, and what happened."""
 
-    model_config = _config(
-        {
-            "state": EXAMPLE_STATE_AFTER,
-            "events": [
-                {"type": "draw", "seat": 0, "card": "7D"},
-                {
-                    "type": "meld",
-                    "seat": 0,
-                    "rank": "Q",
-                    "cards": ["QS", "QH", "QD", "JK"],
-                },
-                {"type": "discard", "seat": 0, "card": "4C"},
-            ],
-        }
-    )
+    model_config = _config()
     state: State
     events: Annotated[list[dict[str, Any]], Field(max_length=_MANY)]
 
@@ -640,7 +614,7 @@ class ApplyResponse(BaseModel):
 class Breakdown(BaseModel):
     """One side's deal score; ``total`` is the sum of the others."""
 
-    model_config = _config(_BREAKDOWN_WINNER)
+    model_config = _config()
     melded_cards: Score = Field(description="Value of the cards in the side's melds.")
     hand_cards: Score = Field(description="Value of the cards left in hands (<= 0).")
     canasta_bonus: Score = Field(description="Bonuses for canastas.")
@@ -656,9 +630,7 @@ class Breakdown(BaseModel):
 class SideScore(BaseModel):
     """A side, its seats and its deal score."""
 
-    model_config = _config(
-        {"side": 0, "seats": [0, 2], "total": 1040, "breakdown": _BREAKDOWN_WINNER}
-    )
+    model_config = _config()
     side: Seat
     seats: Seats
     total: Score
@@ -673,29 +645,8 @@ class ScoreResponse(BaseModel):
     with nobody going out. With ``final: false`` the game scores, ``game_over``, ``winner`` and
     ``next_minimums`` are provisional: check ``final`` before recording a result."""
 
-    model_config = _config(
-        {
-            "final": True,
-            "sides": [
-                {
-                    "side": 0,
-                    "seats": [0, 2],
-                    "total": 1040,
-                    "breakdown": _BREAKDOWN_WINNER,
-                },
-                {
-                    "side": 1,
-                    "seats": [1, 3],
-                    "total": 85,
-                    "breakdown": _BREAKDOWN_LOSER,
-                },
-            ],
-            "scores": [1690, -65],
-            "game_over": False,
-            "winner": None,
-            "next_minimums": [90, 15],
-        }
-    )
+    model_config = _config()
+
     final: bool = Field(
         description="True: the deal is over and this is its score. False: the deal is still "
         "being played (phase not over); the table is scored as it stands, as if the deal "
@@ -713,7 +664,7 @@ class ScoreResponse(BaseModel):
 class DealResponse(BaseModel):
     """A fresh, fully known deal, and what happened while dealing (upcard, red threes)."""
 
-    model_config = _config({"state": EXAMPLE_DEAL, "events": []})
+    model_config = _config()
     state: State
     events: Annotated[list[dict[str, Any]], Field(max_length=_MANY)] = Field(
         [], description="Deal events: the upcard (and any set aside), red threes laid out."
@@ -723,7 +674,7 @@ class DealResponse(BaseModel):
 class VariantSummary(BaseModel):
     """One ruleset in the catalogue."""
 
-    model_config = _config(_CLASSIC)
+    model_config = _config()
     id: Name
     title: Annotated[str, Field(max_length=256)]
     players: Annotated[list[Annotated[int, Field(ge=1, le=8)]], Field(max_length=8)]
@@ -733,15 +684,14 @@ class VariantSummary(BaseModel):
 class VariantList(BaseModel):
     """The rulesets the service knows."""
 
-    model_config = _config({"variants": [_CLASSIC]})
+    model_config = _config()
     variants: Annotated[list[VariantSummary], Field(max_length=100)]
 
 
 class VariantOption(BaseModel):
     """A house rule or the player count: its default and allowed values."""
 
-    model_config = _config({"name": "players", "default": 4, "description": "Number of players.",
-                            "allowed": [2, 3, 4, 6]})
+    model_config = _config()
     name: Name
     default: Any = Field(description="The value when the state does not name the option.")
     description: Text
@@ -751,13 +701,7 @@ class VariantOption(BaseModel):
 class VariantDetail(BaseModel):
     """A ruleset's complete rule table: every parameter, by section, with its source."""
 
-    model_config = _config({**_CLASSIC, "aliases": ["canasta"], "fingerprint": "08148d4cb14e4b5f",
-                            "options": [{"name": "players", "default": 4,
-                                         "description": "Number of players.",
-                                         "allowed": [2, 3, 4, 6]}],
-                            "rules": {"id": "classic", "players": 4, "canasta_size": 7},
-                            "sections": [{"name": "deal", "source": "pagat: The Deal",
-                                          "rules": {"hand_size": 11}}]})
+    model_config = _config()
     id: Name
     title: Annotated[str, Field(max_length=256)]
     aliases: Annotated[list[Name], Field(max_length=32)]
@@ -774,15 +718,7 @@ class VariantDetail(BaseModel):
 class ProblemDocument(BaseModel):
     """An RFC 9457 problem document (``application/problem+json``)."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [
-        {"type": "https://canasta-referee.dev/problems/malformed_request",
-         "title": "Malformed request", "status": 422, "code": "MALFORMED_REQUEST",
-         "detail": "The request is malformed.",
-         "problems": [{"code": "BAD_CARD_CODE", "path": "/state/hands/0/3",
-                       "message": "not a card code: 'XX'"}]},
-        {"type": "https://canasta-referee.dev/problems/illegal_action", "title": "Illegal action",
-         "status": 422, "code": "ILLEGAL_ACTION", "detail": _REASON["message"], "index": 0,
-         "reason": _REASON}]})
+    model_config = ConfigDict()
     type: Annotated[str, Field(max_length=256)] = Field(description="URI naming the problem.")
     title: Annotated[str, Field(max_length=256)]
     status: Annotated[int, Field(ge=400, le=599)]

@@ -17,7 +17,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -26,7 +26,7 @@ from engine import wire
 from engine.rules import RuleSet
 from schema import handlers
 
-from . import logs, openapi
+from . import logs, openapi, ui
 from .cache import Cache, Entry
 from .metrics import Metrics
 from .settings import CACHEABLE, Settings
@@ -243,7 +243,7 @@ async def openapi_json(request: Request) -> Response:
 
 
 async def docs(request: Request) -> Response:
-    return HTMLResponse(openapi.docs_html())
+    return ui.page(ui.docs_html())
 
 
 async def echo(request: Request) -> Response:
@@ -411,7 +411,9 @@ def op_of(path: str) -> str:
     """The metrics label of a path (bounded: unknown paths are ``other``)."""
     op = _OPS.get(path)
     if op is None:
-        return "variant" if path.startswith("/v1/variants/") else "other"
+        if path.startswith("/v1/variants/"):
+            return "variant"
+        return "static" if path.startswith("/static/") else "other"
     return op
 
 
@@ -490,6 +492,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         Route("/metrics", metrics, methods=["GET"]),
         Route("/openapi.json", openapi_json, methods=["GET"]),
         Route("/docs", docs, methods=["GET"]),
+        Route("/static/{name:path}", ui.asset, methods=["GET"]),
     ]
     if settings.bench_echo:
         routes.append(Route("/v1/echo", echo, methods=["POST"]))

@@ -350,6 +350,12 @@ class _View(GraphQL[dict[str, Any], None]):
         super().__init__(schema, graphql_ide="graphiql" if svc.settings.graphql_ide else None)
         self.svc = svc
 
+    async def render_graphql_ide(self, request: StarletteRequest) -> Response:
+        """GraphiQL from this process's own files (``service.ui``), not strawberry's CDN page."""
+        from . import ui
+
+        return ui.page(ui.graphiql_html())
+
     async def get_context(self, request: Request | WebSocket,
                           response: Response | WebSocket) -> dict[str, Any]:
         from .app import language

@@ -1,12 +1,13 @@
-"""The OpenAPI 3.1 document, built from the pydantic wire models, and the offline ``/docs`` page.
+"""The OpenAPI 3.1 document, built from the pydantic wire models (``/docs`` shows it: ``service.ui``).
 
-``python -m service.openapi`` writes ``openapi/openapi.json`` (a test fails when it drifts).
+``python -m service.openapi`` writes ``openapi/openapi.json`` and the JSON Schema of a state,
+``clients/json-schema/state.schema.json`` (tests fail when either drifts; the TypeScript types in
+``clients/typescript`` are generated from the former by ``npm run generate`` there).
 """
 
 from __future__ import annotations
 
 import functools
-import html
 import json
 import sys
 from pathlib import Path
@@ -18,8 +19,11 @@ from pydantic.json_schema import JsonSchemaMode, models_json_schema
 import engine
 from schema import models as m
 
+from . import examples
+
 REF = "#/components/schemas/{model}"
 COMMITTED = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"
+STATE_SCHEMA = COMMITTED.parent.parent / "clients" / "json-schema" / "state.schema.json"
 
 # path, method, operation id, summary, request model, 200 model, cached, error statuses
 ROUTES: list[tuple[str, str, str, str, type[BaseModel] | None, type[BaseModel] | None, bool,
@@ -46,7 +50,8 @@ ROUTES: list[tuple[str, str, str, str, type[BaseModel] | None, type[BaseModel] |
 ]
 
 _STATUS = {200: "The answer.", 404: "No such variant (problem document).",
-           413: "The body is larger than MAX_BODY_BYTES (problem document).",
+           413: "The body is larger than `MAX_BODY_BYTES` (problem document; the example is "
+                "the default limit's).",
            422: "Malformed request, or a request the engine cannot answer (problem document; "
                 "`code` is stable, `problems` carry JSON pointers)."}
 
@@ -56,7 +61,19 @@ Send a game state (and actions): the referee says whether they are legal and why
 `code`, a message in English or German by `Accept-Language`, and the rule's source), lists legal
 actions, applies actions, validates whole states and scores deals. Errors are RFC 9457 problem
 documents (`application/problem+json`) with a stable `code` and the JSON pointer of every field
-error. The same operations are served as GraphQL at `/graphql`.
+error.
+
+**States.** A state may show every card (a referee's or a trusted server's *full* state) or be
+a player's *view*: other hands and the stock as `{"size": n}`, the pile as `{top, size,
+frozen}`. The referee answers whatever the cards shown decide, and refuses the rest with 422
+`NEEDS_HIDDEN_INFO` (a draw needs the stock's top card; a score needs every hand).
+
+**Examples.** Each operation's request examples are real requests, and the examples under each
+response are the service's own answers to them (the example of the same name). *Try it out*
+sends them to this server.
+
+**GraphQL.** The same operations are served as GraphQL at [`/graphql`](/graphql) (GraphiQL in
+a browser).
 
 Cacheable answers carry `X-Cache: hit` or `X-Cache: miss`, or `X-Cache: bypass` while caching
 is off for the operation. Answers of `/v1/*` and `/graphql` say the language of their messages
@@ -66,17 +83,42 @@ may call the API (CORS, origins set by `CORS_ORIGINS`, default any); `X-Cache` a
 `GET /metrics` (Prometheus text format)."""
 
 
-def _examples(model: type[BaseModel]) -> dict[str, Any]:
-    extra = model.model_config.get("json_schema_extra")
-    examples = extra.get("examples", []) if isinstance(extra, dict) else []
-    assert isinstance(examples, list) and examples, f"{model.__name__} has no example"
-    return {f"example{i + 1}": {"value": v} for i, v in enumerate(examples)}
+def _named(values: dict[str, tuple[str, Any]]) -> dict[str, Any]:
+    """OpenAPI examples: name -> {summary, value}."""
+    return {name: {"summary": summary, "value": value}
+            for name, (summary, value) in values.items()}
 
 
 def _header_param() -> dict[str, Any]:
     return {"name": "Accept-Language", "in": "header", "required": False,
             "description": "`de` for German messages; English otherwise.",
             "schema": {"type": "string", "examples": ["de", "en"]}}
+
+
+def _responses(op: str, answer_ref: dict[str, Any], problem_ref: dict[str, Any], cached: bool,
+               errors: tuple[int, ...]) -> dict[str, Any]:
+    """The operation's responses, each with the real answers to its request examples."""
+    requests = examples.REQUESTS.get(op, {})
+    by_status: dict[int, dict[str, tuple[str, Any]]] = {}
+    for name, (status, answer) in examples.answers()[op].items():
+        summary = requests[name].summary if name in requests else "The answer"
+        by_status.setdefault(status, {})[name] = (summary, answer)
+    if 413 in errors:
+        by_status[413] = {"bodyTooLarge": ("A body over the limit", examples.body_too_large())}
+    assert set(by_status) == {200, *errors}, (op, sorted(by_status), errors)
+    ok: dict[str, Any] = {"description": _STATUS[200], "content": {"application/json": {
+        "schema": answer_ref, "examples": _named(by_status[200])}}}
+    if cached:
+        ok["headers"] = {"X-Cache": {
+            "description": "`hit` or `miss`; `bypass` while caching is off for the operation "
+                           "(`CACHE_OPS`, `CACHE_SIZE=0` without Redis).",
+            "schema": {"type": "string", "enum": ["hit", "miss", "bypass"]}}}
+    responses: dict[str, Any] = {"200": ok}
+    for status in errors:
+        responses[str(status)] = {"description": _STATUS[status], "content": {
+            "application/problem+json": {"schema": problem_ref,
+                                         "examples": _named(by_status[status])}}}
+    return responses
 
 
 def build() -> dict[str, Any]:
@@ -88,44 +130,40 @@ def build() -> dict[str, Any]:
         if answer is not None:
             pairs.append((answer, "serialization"))
     refs, defs = models_json_schema(pairs, ref_template=REF)
+    # answers' schemas carry no examples of their own: the operations show real answers (and an
+    # engine change then alters openapi.json alone, not the generated client types)
+    schemas: dict[str, Any] = defs.get("$defs", {})
     paths: dict[str, Any] = {}
     problem_ref = refs[(m.ProblemDocument, "serialization")]
     for path, method, op, summary, request, answer, cached, errors in ROUTES:
         assert answer is not None
-        ok: dict[str, Any] = {"description": _STATUS[200], "content": {"application/json": {
-            "schema": refs[(answer, "serialization")], "examples": _examples(answer)}}}
-        if cached:
-            ok["headers"] = {"X-Cache": {
-                "description": "`hit` or `miss`; `bypass` while caching is off for the "
-                               "operation (`CACHE_OPS`, `CACHE_SIZE=0` without Redis).",
-                "schema": {"type": "string", "enum": ["hit", "miss", "bypass"]}}}
-        responses: dict[str, Any] = {"200": ok}
-        for status in errors:
-            responses[str(status)] = {"description": _STATUS[status], "content": {
-                "application/problem+json": {"schema": problem_ref,
-                                             "examples": _examples(m.ProblemDocument)}}}
-        operation: dict[str, Any] = {"operationId": op, "summary": summary,
-                                     "parameters": [_header_param()], "responses": responses}
+        operation: dict[str, Any] = {
+            "operationId": op, "summary": summary, "parameters": [_header_param()],
+            "responses": _responses(op, refs[(answer, "serialization")], problem_ref, cached,
+                                    errors)}
+        requests = _named({n: (e.summary, e.request)
+                           for n, e in examples.REQUESTS.get(op, {}).items()})
         if path.endswith("{id}"):
             operation["parameters"].insert(0, {
                 "name": "id", "in": "path", "required": True, "description": "Variant id.",
-                "schema": {"type": "string", "maxLength": 64, "examples": ["classic"]}})
+                "schema": {"type": "string", "maxLength": 64}, "examples": requests})
         if request is not None:
             operation["requestBody"] = {"required": True, "content": {"application/json": {
-                "schema": refs[(request, "validation")], "examples": _examples(request)}}}
+                "schema": refs[(request, "validation")], "examples": requests}}}
         paths.setdefault(path, {})[method] = operation
     paths.update(_operations())
     return {"openapi": "3.1.0",
             "info": {"title": "Canasta Referee", "version": engine.__version__,
                      "description": DESCRIPTION, "license": {"name": "MIT"}},
-            "paths": paths, "components": {"schemas": defs.get("$defs", {})}}
+            "paths": paths, "components": {"schemas": schemas}}
 
 
 def _operations() -> dict[str, Any]:
-    def get(op: str, summary: str, media: str, schema: dict[str, Any], example: Any) -> Any:
+    def get(op: str, summary: str, media: str, schema: dict[str, Any], example: Any,
+            note: str = "") -> Any:
         return {"get": {"operationId": op, "summary": summary, "responses": {"200": {
-            "description": summary, "content": {media: {"schema": schema, "examples": {
-                "example1": {"value": example}}}}}}}}
+            "description": summary + note, "content": {media: {"schema": schema, "examples": {
+                "answer": {"summary": "The answer", "value": example}}}}}}}}
 
     ready = {"type": "object", "required": ["ready", "degraded", "engine", "cache"], "properties": {
         "ready": {"type": "boolean"}, "degraded": {"type": "boolean", "description":
@@ -143,12 +181,15 @@ def _operations() -> dict[str, Any]:
         "/readyz": get("readyz", "Readiness and the cache's state (ready even when Redis is "
                        "down).", "application/json", ready,
                        {"ready": True, "degraded": False,
-                        "engine": {"id": "0.1.0-aae53a5fb816", "build": "compiled"}, "cache": {
-                           "local": {"entries": 12, "size": 4096}, "redis": "ok",
-                           "breaker_open": False}}),
+                        "engine": {"id": "0.1.0-aae53a5fb816", "build": "python"}, "cache": {
+                           "local": {"entries": 0, "size": 4096}, "redis": "off",
+                           "breaker_open": False}},
+                       " The example is a fresh server's, without Redis: `engine.id` differs "
+                       "with each engine, `build` with the installation."),
         "/metrics": get("metrics", "Prometheus metrics (text exposition format).",
                         "text/plain", {"type": "string"},
-                        "canasta_requests_total{op=\"check\",status=\"200\"} 3.0\n"),
+                        "canasta_requests_total{op=\"check\",status=\"200\"} 1.0\n",
+                        " The example is one line of it, after one `check` answered 200."),
     }
 
 
@@ -158,94 +199,36 @@ def document_bytes() -> bytes:
     return (json.dumps(build(), indent=2, ensure_ascii=False) + "\n").encode()
 
 
-@functools.cache
-def docs_html() -> str:
-    """A self-contained HTML page of the API (no scripts, no network assets)."""
-    doc = build()
-    out = [f"<h1>{html.escape(doc['info']['title'])} <small>{doc['info']['version']}</small></h1>",
-           "<p>" + html.escape(doc["info"]["description"]).replace("\n\n", "</p><p>") + "</p>",
-           '<p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>',
-           "<nav><ul>"]
-    ops = [(p, meth, o) for p, item in doc["paths"].items() for meth, o in item.items()]
-    out += [f'<li><a href="#{o["operationId"]}"><code>{meth.upper()} {html.escape(p)}</code>'
-            f'</a></li>' for p, meth, o in ops]
-    out += ['<li><a href="#graphql"><code>POST /graphql</code></a></li>',
-            '<li><a href="#schemas">Schemas</a></li>']
-    out.append("</ul></nav>")
-    for path, meth, o in ops:
-        out.append(f'<section id="{o["operationId"]}"><h2><code>{meth.upper()} '
-                   f'{html.escape(path)}</code></h2><p>{html.escape(o["summary"])}</p>')
-        body = o.get("requestBody", {}).get("content", {}).get("application/json")
-        if body:
-            out.append("<h3>Request example</h3>" + _pre(body["examples"]["example1"]["value"]))
-        for status, resp in o["responses"].items():
-            out.append(f"<h3>{status}: {html.escape(resp['description'])}</h3>")
-            for media in resp.get("content", {}).values():
-                out.append(_pre(media["examples"]["example1"]["value"]))
-        out.append("</section>")
-    out.append('<section id="graphql"><h2><code>POST /graphql</code></h2><p>The same operations '
-               "as GraphQL queries; refusals are members of the result unions. The schema:</p>"
-               + _pre(_sdl()) + "</section>")
-    out.append('<section id="schemas"><h2>Schemas</h2>')
-    for name, schema in doc["components"]["schemas"].items():
-        out.append(_schema_table(name, schema))
-    out.append("</section>")
-    style = ("body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}"
-             "pre{background:#f4f4f4;padding:.6rem;overflow:auto;max-height:24rem}"
-             "section{border-top:1px solid #ccc;margin-top:1.5rem}"
-             "table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.2rem .4rem;"
-             "text-align:left;vertical-align:top}")
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Canasta Referee '
-            f"API</title><style>{style}</style></head><body>{''.join(out)}</body></html>")
+def state_schema_bytes() -> bytes:
+    """The JSON Schema (draft 2020-12) of a request's ``state``, as committed for clients."""
+    schema = m.State.model_json_schema(mode="validation")
+    document = {"$schema": "https://json-schema.org/draft/2020-12/schema",
+                "$comment": "Generated from schema.models.State by `python -m service.openapi`; "
+                            "the same as components.schemas.State of openapi/openapi.json.",
+                **schema}
+    return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode()
 
 
-def _sdl() -> str:
-    from .graphql import sdl  # strawberry is slow to import: only when the page is built
-
-    return sdl()
-
-
-def _type(schema: dict[str, Any]) -> str:
-    """A short type summary of a JSON Schema."""
-    if "$ref" in schema:
-        name = schema["$ref"].rsplit("/", 1)[-1]
-        return f'<a href="#schema-{html.escape(name)}">{html.escape(name)}</a>'
-    if "anyOf" in schema or "oneOf" in schema:
-        return " | ".join(_type(s) for s in schema.get("anyOf", schema.get("oneOf", [])))
-    kind = schema.get("type", "any")
-    if kind == "array":
-        return f"array of {_type(schema.get('items', {}))}"
-    if "enum" in schema:
-        return " | ".join(html.escape(json.dumps(v)) for v in schema["enum"])
-    return html.escape(str(kind))
-
-
-def _schema_table(name: str, schema: dict[str, Any]) -> str:
-    rows = "".join(
-        f"<tr><td><code>{html.escape(field)}</code>{' *' if field in schema.get('required', []) else ''}"
-        f"</td><td>{_type(prop)}</td><td>{html.escape(prop.get('description', ''))}</td></tr>"
-        for field, prop in schema.get("properties", {}).items())
-    return (f'<h3 id="schema-{html.escape(name)}">{html.escape(name)}</h3>'
-            f"<p>{html.escape(schema.get('description', ''))}</p>"
-            + (f"<table><tr><th>field (* required)</th><th>type</th><th>meaning</th></tr>{rows}"
-               "</table>" if rows else ""))
-
-
-def _pre(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
-    return f"<pre>{html.escape(text)}</pre>"
+def _artifacts() -> dict[Path, bytes]:
+    return {COMMITTED: document_bytes(), STATE_SCHEMA: state_schema_bytes()}
 
 
 def main() -> int:
-    """Write (or with ``--check``, compare) ``openapi/openapi.json``."""
-    if "--check" in sys.argv[1:]:
-        same = COMMITTED.exists() and COMMITTED.read_bytes() == document_bytes()
-        print("openapi/openapi.json is up to date" if same else "openapi/openapi.json drifted")
-        return 0 if same else 1
-    COMMITTED.parent.mkdir(exist_ok=True)
-    COMMITTED.write_bytes(document_bytes())
-    print(f"wrote {COMMITTED}")
-    return 0
+    """Write (or with ``--check``, compare) ``openapi/openapi.json`` and
+    ``clients/json-schema/state.schema.json``."""
+    root = COMMITTED.parent.parent
+    drifted = 0
+    for path, content in _artifacts().items():
+        name = path.relative_to(root)
+        if "--check" in sys.argv[1:]:
+            same = path.exists() and path.read_bytes() == content
+            print(f"{name} is up to date" if same else f"{name} drifted")
+            drifted += not same
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+        print(f"wrote {name}")
+    return 1 if drifted else 0
 
 
 if __name__ == "__main__":

@@ -34,7 +34,8 @@ DOCS: dict[str, str] = {
     "REDIS_TIMEOUT": "Seconds for a Redis connect or command before it counts as a failure.",
     "REDIS_BREAKER_FAILURES": "Consecutive Redis failures that open the circuit breaker.",
     "REDIS_BREAKER_SECONDS": "Seconds the breaker stays open (Redis skipped) before a retry.",
-    "GRAPHQL_IDE": "`1`: serve the GraphiQL page at `GET /graphql` (it loads from a CDN).",
+    "GRAPHQL_IDE": "`0`: no GraphiQL page at `GET /graphql` (a 404 there instead); the page "
+                   "loads nothing from outside the service.",
     "BENCH_ECHO": "`1`: add `POST /v1/echo` (parse the JSON body, answer a small object), "
                   "the baseline of `bench/http.py`.",
     "CORS_ORIGINS": "Origins whose web pages may call the API from a browser (CORS), "
@@ -136,7 +137,7 @@ class Settings:
     redis_timeout: float = 0.05
     redis_breaker_failures: int = 3
     redis_breaker_seconds: float = 5.0
-    graphql_ide: bool = False
+    graphql_ide: bool = True
     bench_echo: bool = False
     cors_origins: tuple[str, ...] = ("*",)
 

@@ -1,0 +1,122 @@
+"""The OpenAPI document's examples: named requests, and the service's own answers to them.
+
+Every request example says which status it gets; ``answers()`` runs it through the same handlers
+the routes use (``schema.handlers``) and fails if the status differs, so the document never shows
+an answer the service does not give. ``tests/test_openapi_examples.py`` sends each example to a
+running server and compares. A request example and its answer share their name: the answer is
+under the response of its status, e.g. ``illegal`` under check's 200, apply's ``illegal`` under
+its 422.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from schema import handlers
+from schema.models import EXAMPLE_ACTIONS, EXAMPLE_FULL_STATE, EXAMPLE_OVER_STATE, EXAMPLE_STATE
+
+from .settings import Settings
+
+
+@dataclass(frozen=True)
+class Example:
+    """A request example: its summary, the body (or, for ``variant``, the path's id) and the
+    status the service answers it with."""
+
+    summary: str
+    request: Any
+    status: int
+
+
+def _with_red_three_in_hand() -> dict[str, Any]:
+    state = copy.deepcopy(EXAMPLE_FULL_STATE)
+    state["hands"][1][-1] = "3H"
+    return state
+
+
+_BAD_CARD = copy.deepcopy(EXAMPLE_STATE)
+_BAD_CARD["hands"][0][3] = "XX"
+
+#: operation -> example name -> example
+REQUESTS: dict[str, dict[str, Example]] = {
+    "variant": {
+        "classic": Example("Classic Canasta's rule table", "classic", 200),
+        "unknown": Example("A variant the referee does not know", "samba", 404),
+    },
+    "deal": {
+        "seeded": Example("Four players, seed 42: the same deal every time", {
+            "variant": "classic", "options": {"players": 4}, "seed": 42, "dealer": 3,
+            "scores": [650, -150]}, 200),
+        "unknownVariant": Example("A variant the referee does not know",
+                                  {"variant": "samba", "seed": 42}, 422),
+    },
+    "validate": {
+        "valid": Example("A table seen by seat 0 (others' hands and the stock by size)",
+                         {"state": EXAMPLE_STATE}, 200),
+        "problems": Example("A red three kept in a hand: every problem, with its JSON pointer",
+                            {"state": _with_red_three_in_hand()}, 200),
+        "malformed": Example("Not a card code: a 422 problem pointing at the field",
+                             {"state": _BAD_CARD}, 422),
+    },
+    "legal-actions": {
+        "draw": Example("Seat 0 to draw, seen by seat 0: its hand is all it needs",
+                        {"state": EXAMPLE_STATE}, 200),
+        "over": Example("A deal that is over: nothing to do", {"state": EXAMPLE_OVER_STATE}, 200),
+        "malformed": Example("Not a card code", {"state": _BAD_CARD}, 422),
+    },
+    "check": {
+        "legal": Example("Draw, meld three queens and a joker, discard (full table)",
+                         {"state": EXAMPLE_FULL_STATE, "actions": EXAMPLE_ACTIONS}, 200),
+        "illegal": Example("Take the pile with a pair that does not match its top card", {
+            "state": EXAMPLE_FULL_STATE,
+            "actions": [{"type": "take-pile", "cards": ["9C", "9D"]}]}, 200),
+        "hiddenCards": Example("A draw from a stock known only by its size: the referee "
+                               "cannot tell what follows it",
+                               {"state": EXAMPLE_STATE, "actions": EXAMPLE_ACTIONS}, 422),
+    },
+    "apply": {
+        "turn": Example("Draw, meld three queens and a joker, discard (full table)",
+                        {"state": EXAMPLE_FULL_STATE, "actions": EXAMPLE_ACTIONS}, 200),
+        "illegal": Example("Discard a card not in the hand: 422 ILLEGAL_ACTION with its index", {
+            "state": EXAMPLE_FULL_STATE,
+            "actions": [{"type": "draw"}, {"type": "discard", "card": "AS"}]}, 422),
+    },
+    "score": {
+        "over": Example("Seat 0 went out; every hand known", {"state": EXAMPLE_OVER_STATE}, 200),
+        "hiddenCards": Example("Hands known only by their size cannot be scored",
+                               {"state": EXAMPLE_STATE}, 422),
+    },
+}
+
+
+def _answer(op: str, example: Example) -> tuple[int, dict[str, Any]]:
+    if op == "variant":
+        return handlers.handle(op, None, "en", example.request)
+    return handlers.handle(op, json.dumps(example.request).encode(), "en")
+
+
+@functools.cache
+def answers() -> dict[str, dict[str, tuple[int, dict[str, Any]]]]:
+    """operation -> example name -> (status, answer), as the service gives them (English)."""
+    out: dict[str, dict[str, tuple[int, dict[str, Any]]]] = {}
+    for op, examples in REQUESTS.items():
+        for name, example in examples.items():
+            status, answer = _answer(op, example)
+            # an engine change that alters an example's outcome must change the example too
+            assert status == example.status, (op, name, status, answer)
+            out.setdefault(op, {})[name] = (status, json.loads(json.dumps(answer)))
+    out["variants"] = {"catalogue": (200, handlers.handle("variants", None)[1])}
+    return out
+
+
+def body_too_large() -> dict[str, Any]:
+    """The 413 problem of a body over the default ``MAX_BODY_BYTES``."""
+    from .app import status_problem  # the app imports this module's users
+
+    response = status_problem(413, "en", limit=Settings().max_body_bytes)
+    answer: dict[str, Any] = json.loads(bytes(response.body))
+    return answer

@@ -1,0 +1,149 @@
+"""Every example in the committed OpenAPI document is true of the running service.
+
+Each request example (a body, or the variant id of ``/v1/variants/{id}``) is sent to a real
+server (uvicorn on a loopback port); it must get the status of the response that documents the
+example of the same name, and exactly that answer. The other documented answers are checked
+too: the 413 problem (a body over the limit, to every operation that documents it) and the GET
+operations' answers. No documented answer example is left unchecked.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from service import openapi
+from service.settings import Settings
+
+from .servers import Service
+
+DOCUMENT: dict[str, Any] = json.loads(openapi.COMMITTED.read_bytes())
+
+
+def _answer_examples() -> dict[tuple[str, str, str, str], Any]:
+    """(path, method, status, example name) -> the documented answer."""
+    out = {}
+    for path, item in DOCUMENT["paths"].items():
+        for method, operation in item.items():
+            for status, response in operation["responses"].items():
+                for media in response.get("content", {}).values():
+                    for name, example in media.get("examples", {}).items():
+                        out[(path, method, status, name)] = example["value"]
+    return out
+
+
+def _request_examples() -> list[tuple[str, str, str, Any]]:
+    """(path, method, example name, request body or path id) of every request example."""
+    out = []
+    for path, item in DOCUMENT["paths"].items():
+        for method, operation in item.items():
+            body = operation.get("requestBody", {}).get("content", {}).get("application/json")
+            for name, example in (body or {}).get("examples", {}).items():
+                out.append((path, method, name, example["value"]))
+            for parameter in operation.get("parameters", []):
+                for name, example in parameter.get("examples", {}).items():
+                    if parameter["in"] == "path":
+                        out.append((path, method, name, example["value"]))
+    return out
+
+
+ANSWERS = _answer_examples()
+REQUESTS = _request_examples()
+#: the answers of the GET operations without a request example, each checked below
+GET_ANSWERS = {("/v1/variants", "get", "200", "catalogue"), ("/healthz", "get", "200", "answer"),
+               ("/readyz", "get", "200", "answer"), ("/metrics", "get", "200", "answer")}
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[httpx.Client]:
+    service = Service().start()
+    try:
+        with httpx.Client(base_url=service.url, timeout=30) as client:
+            yield client
+    finally:
+        service.stop()
+
+
+def test_every_documented_answer_is_checked_here() -> None:
+    """Each request example is answered under exactly one status, and every answer example is
+    one of them, a 413 or a GET answer: the tests below compare all of them."""
+    ops = {(p, m) for p, m, _, _ in REQUESTS}
+    assert len(REQUESTS) >= 15 and len(ops) == 7, sorted(ops)  # every POST, and the variant id
+    answered = set()
+    for path, method, name, _ in REQUESTS:
+        statuses = [s for (p, m, s, n) in ANSWERS if (p, m, n) == (path, method, name)]
+        assert len(statuses) == 1, f"{method} {path} example {name!r} is answered under {statuses}"
+        answered.add((path, method, statuses[0], name))
+    too_large = {key for key in ANSWERS if key[2] == "413"}
+    assert too_large and set(ANSWERS) == answered | too_large | GET_ANSWERS
+
+
+@pytest.mark.parametrize(("path", "method", "name", "request_example"), REQUESTS,
+                         ids=[f"{m} {p} {n}" for p, m, n, _ in REQUESTS])
+def test_request_example_gets_the_documented_answer(
+        server: httpx.Client, path: str, method: str, name: str, request_example: Any) -> None:
+    (status,) = [s for (p, m, s, n) in ANSWERS if (p, m, n) == (path, method, name)]
+    documented = ANSWERS[(path, method, status, name)]
+    if method == "get":
+        r = server.get(path.replace("{id}", request_example))
+    else:
+        r = server.post(path, content=json.dumps(request_example).encode(),
+                        headers={"content-type": "application/json"})
+    assert r.status_code == int(status), r.text[:500]
+    answer = r.json()
+    if r.status_code != 200:
+        assert r.headers["content-type"].startswith("application/problem+json")
+        assert answer["code"] == documented["code"], answer
+    assert answer == documented
+
+
+def test_too_large_bodies_get_the_documented_problem(server: httpx.Client) -> None:
+    limit = Settings().max_body_bytes  # the server runs with the defaults
+    for (path, _method, status, _name), documented in ANSWERS.items():
+        if status != "413":
+            continue
+        r = server.post(path, content=b" " * (limit + 1),
+                        headers={"content-type": "application/json"})
+        assert r.status_code == 413 and r.json() == documented, (path, r.text[:300])
+        assert documented["code"] == "BODY_TOO_LARGE"
+
+
+def test_get_operations_give_the_documented_answers(server: httpx.Client) -> None:
+    for key in (("/v1/variants", "get", "200", "catalogue"), ("/healthz", "get", "200", "answer")):
+        assert server.get(key[0]).json() == ANSWERS[key]
+    # readyz: a fresh server's document, but for the engine's id (its source digest), its
+    # build and the entries cached so far
+    key = ("/readyz", "get", "200", "answer")
+    ready, documented = server.get("/readyz").json(), ANSWERS[key]
+    assert re.fullmatch(r"\d+\.\d+\.\d+-[0-9a-f]{12}", ready["engine"]["id"])
+    assert ready["engine"]["build"] in ("python", "compiled")
+    assert set(ready["engine"]) == set(documented["engine"])
+    assert documented["cache"]["local"]["entries"] == 0 <= ready["cache"]["local"]["entries"]
+    ready["engine"] = documented["engine"]
+    ready["cache"]["local"]["entries"] = 0
+    assert ready == documented
+    # metrics: the documented line, after the one check it counts
+    key = ("/metrics", "get", "200", "answer")
+    line = ANSWERS[key].strip()
+    series, value = line.rsplit(" ", 1)
+    before = server.get("/metrics").text
+    assert server.post("/v1/check", json=_first_check_body()).status_code == 200
+    after = server.get("/metrics").text
+    count = {text: _sample(text, series) for text in (before, after)}
+    assert count[after] == count[before] + float(value), (count, series)
+
+
+def _first_check_body() -> Any:
+    return next(v for p, m, n, v in REQUESTS if p == "/v1/check" and n == "legal")
+
+
+def _sample(text: str, series: str) -> float:
+    for line in text.splitlines():
+        if line.startswith(series + " "):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
