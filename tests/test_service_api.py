@@ -135,7 +135,7 @@ def test_check_legal_and_illegal_in_both_languages(http: TestClient,
     assert en.json()["legal"] is False and en.json()["index"] == 0
     assert en.json()["reason"]["code"] == de.json()["reason"]["code"] == "WRONG_PHASE"
     assert en.json()["reason"]["message"] != de.json()["reason"]["message"]
-    assert en.json()["reason"]["rule"].startswith("pagat")
+    assert en.json()["reason"]["rule"].startswith("docs/variants/classic.md#a-turn (pagat.com")
     assert http.post("/v1/check", json=body).json()["legal"] is False
 
 
