@@ -68,7 +68,7 @@ def going_out_bonus(rules: RuleSet, turn: Turn) -> int:
 
 
 def canasta_bonus(rules: RuleSet, meld: Meld) -> int:
-    """Natural 500, mixed 300 (pagat "Classic Canasta Scoring"); seed 001 'Canasta-Prämien':
+    """Natural 500, mixed 300 (pagat "Classic Canasta Scoring"); Modern American, 'Canastas':
     pure sevens or aces 2,500, wild canastas 3,000 / 2,500 / 2,000."""
     if meld.rank == WILD_RANK:
         jokers = meld.cards.count(JOKER)
@@ -150,7 +150,7 @@ def score_side(state: State, side: int) -> dict[str, int]:
     if rules.threes_by_colour:
         bonus = threes_by_colour(rules, state.bonus[side], canastas)
     if rules.melded_negative_without_canasta and not canastas:
-        melded = -melded  # seed 001 'Strafen': melded cards count against a side without one
+        melded = -melded  # Modern American: melded cards count against a side without one
     going_out = 0
     if turn.went_out is not None and rules.side_of(turn.went_out) == side:
         going_out = going_out_bonus(rules, turn)

@@ -84,7 +84,7 @@ def pile_of(cards: tuple[int, ...], freeze_on_wild: bool = True,
 
 
 class Turn(NamedTuple):
-    """Whose move, the phase, and what the turn and the deal must remember (CONTRACT.md)."""
+    """Whose move, the phase, and what the turn and the deal must remember (docs/wire-format.md)."""
 
     seat: int
     phase: str

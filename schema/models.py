@@ -1,4 +1,4 @@
-"""Wire models for Canasta Referee (see CONTRACT.md).
+"""Wire models for Canasta Referee (see docs/wire-format.md).
 
 Structural validation only: card codes, types and size bounds. Rule consistency (card counts,
 whose turn, legal melds) is the engine's job and is reported by ``/v1/validate``.
@@ -263,7 +263,7 @@ _BREAKDOWN_LOSER: dict[str, Any] = {
 _REASON: dict[str, Any] = {
     "code": "PILE_FROZEN_NEEDS_NATURAL_PAIR",
     "message": "The pile is frozen: take it only with a natural pair matching the top card.",
-    "rule": "pagat: Frozen Discard Pile",
+    "rule": "docs/variants/classic.md#the-frozen-pile (pagat.com, Canasta: 'Frozen Discard Pile')",
 }
 _CLASSIC: dict[str, Any] = {
     "id": "classic",
@@ -735,12 +735,14 @@ class VariantOption(BaseModel):
 class VariantDetail(BaseModel):
     """A ruleset's complete rule table: every parameter, by section, with its source."""
 
-    model_config = _config({**_CLASSIC, "aliases": ["canasta"], "fingerprint": "08148d4cb14e4b5f",
+    model_config = _config({**_CLASSIC, "aliases": ["canasta"], "fingerprint": "f76e274ab9d325f9",
                             "options": [{"name": "players", "default": 4,
                                          "description": "Number of players.",
                                          "allowed": [2, 3, 4, 6]}],
                             "rules": {"id": "classic", "players": 4, "canasta_size": 7},
-                            "sections": [{"name": "deal", "source": "pagat: The Deal",
+                            "sections": [{"name": "deal",
+                                          "source": "docs/variants/classic.md#the-deal "
+                                                    "(pagat.com, Canasta: 'The Deal')",
                                           "rules": {"hand_size": 11}}]})
     id: Name
     title: Annotated[str, Field(max_length=256)]
