@@ -570,7 +570,7 @@ def _judge_discard(ctx: Ctx, action: Action) -> Plan | Refusal:
 
 
 def _discard_refusal(ctx: Ctx, card: int, left: int) -> Refusal | None:
-    """Seed 001 'Abwerfen': a wild card only to go out or from a hand of wild cards only; on an
+    """Modern American, discarding: a wild card only to go out or from a hand of wild cards only; on an
     empty pile an ace or a seven only if no other natural is held, and a card of a closed rank
     only if nothing else can be discarded."""
     hand, nat = ctx.hand, ctx.nat

@@ -87,7 +87,7 @@ def canasta_bonus(rules: RuleSet, meld: Meld) -> int:
 
 
 def threes_by_colour(rules: RuleSet, bonus_cards: tuple[int, ...], canastas: int) -> int:
-    """Seed 001 'Dreien': per colour 100 / 300 / 500 / 1,000 for one to four threes; against a
+    """Modern American, threes: per colour 100 / 300 / 500 / 1,000 for one to four threes; against a
     side with no canasta, nothing with one, for a side with two or more."""
     table = rules.threes_by_colour
     red = sum(1 for c in bonus_cards if c in (5, 6))
@@ -97,7 +97,7 @@ def threes_by_colour(rules: RuleSet, bonus_cards: tuple[int, ...], canastas: int
 
 
 def modern_penalties(rules: RuleSet, state: State, side: int) -> int:
-    """Seed 001 'Strafen': incomplete sevens or pure aces, an incomplete wild-card meld, and
+    """Modern American, penalties: incomplete sevens or pure aces, an incomplete wild-card meld, and
     three or more aces or sevens left in a player's hand."""
     penalty = 0
     for m in state.melds[side]:
