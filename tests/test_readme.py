@@ -5,14 +5,17 @@ install commands themselves are what CI runs (``.ci/run``), so they are checked 
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.doc_examples import Example, check, differences, examples, parse_shown
+from tests.doc_examples import Example, blocks, check, differences, examples, parse_shown
 from tests.servers import Service
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -85,3 +88,15 @@ def test_readme_is_a_first_screen() -> None:
     for doc in ("docs/api.md", "docs/wire-format.md", "docs/variants/", "docs/operations.md",
                 "docs/performance.md"):
         assert f"({doc}" in text, doc
+
+
+def test_python_examples_run(tmp_path: Path) -> None:
+    """The API guide's Python examples run as shown (the engine as a library)."""
+    code = [body for _, info, body, _ in blocks((ROOT / "docs" / "api.md").read_text())
+            if info == "python"]
+    assert code
+    for body in code:
+        proc = subprocess.run([sys.executable, "-c", body], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert "'phase': 'play'" in proc.stdout
