@@ -6,8 +6,8 @@ straight to the ASGI app in this process, echo, miss and hit alternated.
     python bench/app.py --no-cache       # CACHE_SIZE=0: misses only
 
 Beside bench/http.py's server CPU per request it shows what the HTTP server, the kernel and a
-CPU whose caches went cold between requests add to each request (README, "Speed of the
-service"): there the echo costs the app's echo plus the server's fixed cost, and a miss far
+CPU whose caches went cold between requests add to each request (docs/performance.md, "Where
+a miss goes"): there the echo costs the app's echo plus the server's fixed cost, and a miss far
 more than the app's miss plus that same cost.
 """
 

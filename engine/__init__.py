@@ -2,7 +2,7 @@
 
 Value types (``State``, ``Action``, ``Meld``), the variant registry, and the operations:
 ``legal_actions``, ``check_actions``, ``apply_actions``, ``score_deal``, ``deal``, plus
-``engine.api`` for the JSON-shaped operations of CONTRACT.md. ``BUILD`` says whether its hot
+``engine.api`` for the JSON-shaped operations of docs/wire-format.md. ``BUILD`` says whether its hot
 modules run compiled (mypyc, as ``pip install .`` builds them) or from their sources.
 """
 

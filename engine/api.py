@@ -1,4 +1,4 @@
-"""The operations of CONTRACT.md on JSON-shaped requests: what the CLI and the service call.
+"""The operations of docs/wire-format.md on JSON-shaped requests: what the CLI and the service call.
 
 Each function takes the request body as plain data (already structurally valid) and returns
 the answer body; a request the engine cannot answer raises ``OpError`` (a 422 problem). The

@@ -1,5 +1,5 @@
 """A fresh deal from a seed: shuffle, deal, turn the upcard, lay out red threes (pagat "The Deal");
-every three where the variant lays them all out (seed 001 'Dreien')."""
+every three where the variant lays them all out (docs/variants/modern-american.md#threes)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def deal(rules: RuleSet, seed: int | str = 0, dealer: int = 0,
     pile: list[int] = []
     set_aside: list[int] = []
     events: list[dict[str, Any]] = []
-    while rules.upcard != "none":  # seed 001 'Geben': the pile starts empty
+    while rules.upcard != "none":  # Modern American: the pile starts empty
         card = stock[pos]
         pos += 1
         if not (is_wild(card) or is_red_three(card)) or rules.upcard == "cover":

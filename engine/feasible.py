@@ -77,7 +77,7 @@ def _opt_naturals(rules: RuleSet, nat: list[int], wilds: int, melds: MeldInfo,
 
 def real_sequences(hand: Counts) -> list[tuple[int, ...]]:
     """The suit sequences of seven naturals in ``hand``, fours to tens up to eights to aces
-    (seed 003 'Häufige Varianten: Canastra Real')."""
+    (Canastra rule text 'Häufige Varianten: Canastra Real')."""
     out: list[tuple[int, ...]] = []
     for suit in range(4):
         for low in range(2, 7):
@@ -270,7 +270,7 @@ def can_meld_out(rules: RuleSet, hand: Counts, melds: MeldInfo, canastas: int,
     melded points (``points_so_far`` plus the hand's melded cards) at least ``minimum``?
 
     Where going out must end with a discard, melding the hand's black threes goes out without
-    one (ASS p. 4); suit sequences of seven are laid where the variant has them (seed 003)."""
+    one (ASS p. 4); suit sequences of seven are laid where the variant has them (Canastra rule text)."""
     if not rules.real_canasta_bonus:
         return _can_meld_out(rules, hand, melds, canastas, must_discard, minimum, points_so_far,
                              nat, scope)
@@ -329,7 +329,7 @@ def _can_meld_out(rules: RuleSet, hand: Counts, melds: MeldInfo, canastas: int,
     return False
 
 
-# ---------------------------------------------------------------- Modern American (seed 001)
+# ------------------------------------------------------------------------- Modern American
 #
 # Melds of at most seven cards, ranks closed by a pure canasta, the rule of five, ranks without
 # wild cards, a growing wild-card meld that blocks wild cards elsewhere while incomplete, and an
@@ -341,7 +341,7 @@ def _can_meld_out(rules: RuleSet, hand: Counts, melds: MeldInfo, canastas: int,
 class Scope(NamedTuple):
     """What the modern meld rules need beyond the side's melds (``engine.play.Ctx``)."""
 
-    closed: frozenset[int]  # ranks nobody may meld (seed 001 'Auslagen')
+    closed: frozenset[int]  # ranks nobody may meld (docs/variants/modern-american.md#melds)
     opening: bool  # the side's opening turn: wild cards go as in the initial meld
     pile_rank: int | None  # the pending meld that holds the taken top card, not laid from the hand
 
@@ -353,7 +353,7 @@ Plans = dict[tuple[int, int, int, int, int], int]
 
 def wild_room(rules: RuleSet, rank: int, naturals: int, wilds: int, opening: bool) -> int:
     """Most wild cards a meld of ``rank`` with ``naturals`` natural and ``wilds`` wild cards may
-    still take (seed 001 'Auslagen', 'Wilde Karten anlegen', 'Siebenen und Asse')."""
+    still take (docs/variants/modern-american.md: melds, wild cards in melds)."""
     if rank in rules.no_wild_ranks:
         return 0
     if not opening and (rank in rules.initial_wild_ranks
@@ -422,7 +422,7 @@ def _plans(rules: RuleSet, nat: tuple[int, ...], jokers: int,
                     nxt[key] = pts + p
         states = nxt
     # the wild-card meld last: wild cards go to other melds before it is started, or after an
-    # incomplete one is completed (seed 001 'Auslagen aus wilden Karten')
+    # incomplete one is completed (docs/variants/modern-american.md#melds)
     wild = info.get(WILD_RANK)
     s0 = wild[1] if wild is not None else 0
     joker_value, two_value = rules.card_values[JOKER], values[TWO]
@@ -464,7 +464,7 @@ def _plans_of(rules: RuleSet, hand: Counts, melds: MeldInfo, scope: Scope,
 def reaches_minimum(rules: RuleSet, hand: Counts, melds: MeldInfo, keep: int, need: int,
                     scope: Scope | None = None) -> bool:
     """Can the side's initial meld be completed from ``hand`` this turn, keeping ``keep`` cards,
-    with ``need`` more points (pagat "Initial Meld Requirement"; seed 001 'Erstauslage': a pure
+    with ``need`` more points (pagat "Initial Meld Requirement"; Modern American, initial meld: a pure
     meld or a wild-card meld, and a canasta from the hand needs no minimum)?"""
     if scope is None or not rules.modern:
         return best_addition(rules, hand, melds, keep) >= need

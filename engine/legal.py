@@ -267,7 +267,7 @@ def _melds(ctx: Ctx, wilds: list[tuple[int, ...]], blocks: list[Block], judged: 
         n_have = nat[rank]
         existing = melds.get(rank)
         if scope is not None and rank in scope.closed:
-            continue  # seed 001 'Auslagen': nobody melds a closed rank
+            continue  # docs/variants/modern-american.md#melds: nobody melds a closed rank
         if existing is None:
             if n_have < 2:
                 continue
@@ -282,7 +282,7 @@ def _melds(ctx: Ctx, wilds: list[tuple[int, ...]], blocks: list[Block], judged: 
             hi = min(room, top)
             if majority:  # naturals must outnumber wilds in the resulting meld (ASS p. 2)
                 hi = min(hi, n + have_n - 1 - have_w)
-            if scope is not None:  # seed 001: seven cards at most; where wild cards may go
+            if scope is not None:  # Modern American: seven cards at most; where wild cards may go
                 if n + have_n + have_w > cap:
                     break
                 hi = 0 if blocked else min(hi, feasible.wild_room(rules, rank, n + have_n, have_w,
@@ -334,7 +334,7 @@ def _wild_melds(ctx: Ctx, judged: list[Action]) -> None:
 
 
 def _real_melds(ctx: Ctx, judged: list[Action]) -> None:
-    """Suit sequences of seven naturals in the hand ("Canastra Real", seed 003)."""
+    """Suit sequences of seven naturals in the hand ("Canastra Real", docs/variants/canastra.md)."""
     hand = ctx.hand
     assert hand is not None
     for suit in range(4):

@@ -118,7 +118,7 @@ class Ctx:
                 out.append(c)
         if self.rules.real_canasta_bonus and len(out) > 1:
             # suits matter where suit sequences are melded: the cards no sequence of the hand
-            # needs come first, so a listed meld or pickup keeps the sequences (seed 003)
+            # needs come first, so a listed meld or pickup keeps the sequences (Canastra rule text)
             uses = self.in_sequences()
             out.sort(key=lambda c: uses.get(c, 0))
         return out
@@ -141,7 +141,7 @@ def _points(rules: Any, melds: tuple[Meld, ...]) -> int:
 
 
 def _scope(state: State, table: tuple[Meld, ...]) -> feasible.Scope:
-    """Closed ranks, the opening turn and the taken top card's meld (seed 001)."""
+    """Closed ranks, the opening turn and the taken top card's meld (Modern American)."""
     rules, turn = state.rules, state.turn
     closed: set[int] = set()
     if rules.closed_ranks:
@@ -156,7 +156,7 @@ def _scope(state: State, table: tuple[Meld, ...]) -> feasible.Scope:
 
 def initial_points(rules: Any, melds: dict[int, Meld], pile_rank: int | None) -> int:
     """The initial meld's card points; the taken top card does not count where only the hand's
-    cards do (seed 001 'Erstauslage')."""
+    cards do (docs/variants/modern-american.md#the-initial-meld)."""
     points = _points(rules, tuple(melds.values()))
     if pile_rank is not None and rules.initial_from_hand and pile_rank in melds:
         points -= rules.card_values[pile_rank * 4 + 1]
@@ -164,7 +164,7 @@ def initial_points(rules: Any, melds: dict[int, Meld], pile_rank: int | None) ->
 
 
 def _clean(meld: Meld) -> bool:
-    """A pure meld of three naturals or more, or a wild-card meld (seed 001 'Erstauslage')."""
+    """A pure meld of three naturals or more, or a wild-card meld (Modern American, initial meld)."""
     return meld.size >= 3 and (meld.rank == WILD_RANK or (meld.wilds == 0 and meld.rank >= 2))
 
 
@@ -174,7 +174,7 @@ def _initial_met(ctx: Ctx, melds: dict[int, Meld], pile_rank: int | None) -> boo
 
 def initial_met(rules: Any, minimum: int, melds: dict[int, Meld], pile_rank: int | None) -> bool:
     """Do the side's melds of this turn make its initial meld (pagat "Initial Meld
-    Requirement"; seed 001 'Erstauslage': a pure meld, and a canasta from the hand needs no
+    Requirement"; Modern American, initial meld: a pure meld, and a canasta from the hand needs no
     minimum)?"""
     if rules.initial_needs_clean and not any(_clean(m) for m in melds.values()):
         return False
@@ -486,7 +486,7 @@ def _resolve_rank(ctx: Ctx, action: Action) -> int | Refusal:
     ranks = {c >> 2 for c in action.cards if not is_wild(c)}
     if any(ctx.rules.is_bonus_card(c) for c in action.cards):
         if all(is_black_three(c) for c in action.cards if ctx.rules.is_bonus_card(c)):
-            return _r("BLACK_THREES_NOT_MELDABLE")  # seed 001 'Dreien': no three is melded
+            return _r("BLACK_THREES_NOT_MELDABLE")  # Modern American rules, 'Dreien': no three is melded
         return _r("RED_THREE_NOT_MELDABLE")
     if action.rank is not None and action.rank <= REAL:
         if not ctx.rules.real_canasta_bonus:
@@ -523,7 +523,7 @@ def _judge_meld(ctx: Ctx, action: Action) -> Plan | Refusal:
         return rank
     if rank == THREE and not rules.black_three_meld:
         return _r("BLACK_THREES_NOT_MELDABLE")
-    if rank == REAL:  # "Canastra Real": laid at once, a canastra of its own (seed 003)
+    if rank == REAL:  # "Canastra Real": laid at once, a canastra of its own (canastra option)
         if not is_real_sequence(action.cards):
             return _r("NOT_A_SUIT_SEQUENCE")
         rank = min([r for r in ctx.melds if r <= REAL], default=REAL + 1) - 1
@@ -548,7 +548,7 @@ def _judge_meld(ctx: Ctx, action: Action) -> Plan | Refusal:
 
 def _modern_refusal(ctx: Ctx, scope: feasible.Scope, rank: int, meld: Meld,
                     added_wilds: int) -> Refusal | None:
-    """Closed ranks and where wild cards may go (seed 001 'Auslagen', 'Wilde Karten anlegen',
+    """Closed ranks and where wild cards may go (docs/variants/modern-american.md: melds, wild cards in melds,
     'Siebenen und Asse', 'Auslagen aus wilden Karten')."""
     rules = ctx.rules
     if rank in scope.closed:
@@ -607,7 +607,7 @@ def _judge_discard(ctx: Ctx, action: Action) -> Plan | Refusal:
 
 
 def _discard_refusal(ctx: Ctx, card: int, left: int) -> Refusal | None:
-    """Seed 001 'Abwerfen': a wild card only to go out or from a hand of wild cards only; on an
+    """Modern American, discarding: a wild card only to go out or from a hand of wild cards only; on an
     empty pile an ace or a seven only if no other natural is held, and a card of a closed rank
     only if nothing else can be discarded."""
     hand, nat = ctx.hand, ctx.nat
@@ -664,7 +664,7 @@ def _judge_ask(ctx: Ctx, action: Action) -> Plan | Refusal:
 
 def _could_finish_without_going_out(ctx: Ctx) -> bool:
     """After a no the turn must still end with a discard that keeps a card: asked during play
-    (seed 003), the hand may be down to one card, or the pending melds short of the minimum."""
+    (Canastra rule text), the hand may be down to one card, or the pending melds short of the minimum."""
     turn, hand = ctx.state.turn, ctx.hand
     if ctx.opened or not (turn.pending or turn.took_pile):
         return ctx.hand_size >= 2
@@ -899,12 +899,12 @@ def _build_draw(state: State, events: list[Event]) -> tuple[State, list[Event]]:
             pos += 1
             if rules.is_bonus_card(card):
                 if pos == len(stock) and rules.last_three_kept:
-                    drawn_list.append(card)  # seed 001 'Dreien': kept, counts 5, ends the deal
+                    drawn_list.append(card)  # Modern American: kept, counts 5, ends the deal
                     ended = True
                     break
                 reds.append(card)
                 # a red three as the last card ends the deal at once (pagat "Going Out"),
-                # or the player finishes his turn where the deal ends after it (seed 002)
+                # or the player finishes his turn where the deal ends after it (Family)
                 if pos == len(stock) and rules.stock_exhausted != "end_after_turn":
                     ended = True
                 continue

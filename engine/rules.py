@@ -133,7 +133,7 @@ class RuleSet:
     wild_meld: str = "none"  # none | complete (seven wild cards laid at once) | grow (3 to 7)
     wild_canasta_bonus: int = 0
     real_canasta_bonus: int = 0  # canastra "Canastra Real": a suit sequence of seven (0: none)
-    # Modern American (seed 001); the defaults leave every other variant as it was
+    # Modern American (docs/variants/modern-american.md); the defaults leave every other variant as it was
     all_threes_bonus: bool = False  # every three, red or black, is laid out and replaced
     last_three_kept: bool = False  # a three drawn as the last stock card stays in hand, ends the deal
     threes_by_colour: tuple[int, ...] = ()  # bonus for 0..4 threes of one colour, each colour apart
@@ -158,11 +158,11 @@ class RuleSet:
     held_group_penalty: tuple[tuple[int, int, int], ...] = ()  # (rank, count, penalty) per player
 
     def threes_event(self) -> str:
-        """The event that lays out bonus threes: red threes, or every three (seed 001 'Dreien')."""
+        """The event that lays out bonus threes: red threes, or every three (Modern American)."""
         return "threes" if self.all_threes_bonus else "red-threes"
 
     def is_bonus_card(self, card: int) -> bool:
-        """Red threes; every three where all threes are laid out (seed 001 'Dreien')."""
+        """Red threes; every three where all threes are laid out (Modern American, "Threes")."""
         return card == 5 or card == 6 or (self.all_threes_bonus and (card == 4 or card == 7))
 
     @property
@@ -180,7 +180,7 @@ class RuleSet:
 
     @property
     def modern(self) -> bool:
-        """Meld rules that the counting shortcuts of ``feasible`` do not cover (seed 001)."""
+        """Meld rules that the counting shortcuts of ``feasible`` do not cover (Modern American)."""
         value: bool = _memo(self, "modern", lambda: bool(
             self.max_meld_size or self.closed_ranks or self.rule_of_five or self.no_wild_ranks
             or self.initial_wild_ranks or self.wild_meld_blocks or self.initial_needs_clean

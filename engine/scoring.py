@@ -69,7 +69,7 @@ def going_out_bonus(rules: RuleSet, turn: Turn) -> int:
 
 
 def canasta_bonus(rules: RuleSet, meld: Meld) -> int:
-    """Natural 500, mixed 300 (pagat "Classic Canasta Scoring"); seed 001 'Canasta-Prämien':
+    """Natural 500, mixed 300 (pagat "Classic Canasta Scoring"); Modern American, 'Canastas':
     pure sevens or aces 2,500, wild canastas 3,000 / 2,500 / 2,000."""
     if meld.rank == WILD_RANK:
         jokers = meld.cards.count(JOKER)
@@ -88,7 +88,7 @@ def canasta_bonus(rules: RuleSet, meld: Meld) -> int:
 
 
 def threes_by_colour(rules: RuleSet, bonus_cards: tuple[int, ...], canastas: int) -> int:
-    """Seed 001 'Dreien': per colour 100 / 300 / 500 / 1,000 for one to four threes; against a
+    """Modern American, threes: per colour 100 / 300 / 500 / 1,000 for one to four threes; against a
     side with no canasta, nothing with one, for a side with two or more."""
     table = rules.threes_by_colour
     red = sum(1 for c in bonus_cards if c in (5, 6))
@@ -98,7 +98,7 @@ def threes_by_colour(rules: RuleSet, bonus_cards: tuple[int, ...], canastas: int
 
 
 def modern_penalties(rules: RuleSet, state: State, side: int) -> int:
-    """Seed 001 'Strafen': incomplete sevens or pure aces, an incomplete wild-card meld, and
+    """Modern American, penalties: incomplete sevens or pure aces, an incomplete wild-card meld, and
     three or more aces or sevens left in a player's hand."""
     penalty = 0
     for m in state.melds[side]:
@@ -151,7 +151,7 @@ def score_side(state: State, side: int) -> dict[str, int]:
     if rules.threes_by_colour:
         bonus = threes_by_colour(rules, state.bonus[side], canastas)
     if rules.melded_negative_without_canasta and not canastas:
-        melded = -melded  # seed 001 'Strafen': melded cards count against a side without one
+        melded = -melded  # Modern American: melded cards count against a side without one
     going_out = 0
     if turn.went_out is not None and rules.side_of(turn.went_out) == side:
         going_out = going_out_bonus(rules, turn)

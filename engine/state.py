@@ -77,7 +77,7 @@ def meld_of(rank: int, cards: tuple[int, ...] | list[int]) -> Meld:
 def pile_of(cards: tuple[int, ...], freeze_on_wild: bool = True,
             freeze_on_red_three: bool = True, freeze_on_black_three: bool = False) -> Pile:
     """A known pile; frozen for everyone while a red three (turned up at the deal), a wild card
-    or a black three lies in it, where these freeze it (pagat "Frozen Discard Pile"; seed 003
+    or a black three lies in it, where these freeze it (pagat "Frozen Discard Pile"; Canastra rule text
     'Häufige Varianten: Einfrierregeln')."""
     frozen = ((freeze_on_wild and not _WILD_CARDS.isdisjoint(cards))
               or (freeze_on_red_three and not _RED_THREES.isdisjoint(cards))
@@ -87,7 +87,7 @@ def pile_of(cards: tuple[int, ...], freeze_on_wild: bool = True,
 
 
 class Turn(NamedTuple):
-    """Whose move, the phase, and what the turn and the deal must remember (CONTRACT.md)."""
+    """Whose move, the phase, and what the turn and the deal must remember (docs/wire-format.md)."""
 
     seat: int
     phase: str

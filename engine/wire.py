@@ -1,4 +1,4 @@
-"""States and actions from and to plain JSON-shaped data (CONTRACT.md), stdlib only.
+"""States and actions from and to plain JSON-shaped data (docs/wire-format.md), stdlib only.
 
 ``validate_data`` reports every problem of a state with its JSON path; ``state_from_data``
 builds the immutable ``State`` of a valid one; ``state_to_data`` writes canonical output.

@@ -150,7 +150,7 @@ def _op_problem(op: str, exc: api.OpError, lang: str) -> Answer:
 
 
 def handle(op: str, body: bytes | str | None, lang: str = "en", arg: str | None = None) -> Answer:
-    """Answer one operation of CONTRACT.md; ``arg`` is the variant id for ``variant``."""
+    """Answer one operation of docs/wire-format.md; ``arg`` is the variant id for ``variant``."""
     try:
         if op == "variants":
             return 200, api.variants()

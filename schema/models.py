@@ -1,4 +1,4 @@
-"""Wire models for Canasta Referee (see CONTRACT.md).
+"""Wire models for Canasta Referee (see docs/wire-format.md).
 
 Structural validation only: card codes, types and size bounds. Rule consistency (card counts,
 whose turn, legal melds) is the engine's job and is reported by ``/v1/validate``.

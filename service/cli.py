@@ -1,4 +1,4 @@
-"""``canasta-referee OP``: read the request body of CONTRACT.md on stdin, print the answer."""
+"""``canasta-referee OP``: read a request body (docs/wire-format.md) on stdin, print the answer."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 A refusal is a member of the result union (``Problem``, ``Illegal``), never a top-level
 ``errors`` entry. States and events travel as the ``JSON`` scalar (the wire format of
-CONTRACT.md); answers (verdicts, reasons, legal actions, scores) are typed. Every query goes
+docs/wire-format.md); answers (verdicts, reasons, legal actions, scores) are typed. Every query goes
 through the same validation, engine call and cache as REST.
 """
 
@@ -178,7 +178,7 @@ ApplyResult = Annotated[Applied | Problem, strawberry.union("ApplyResult")]
 ScoreResult = Annotated[Score | Problem, strawberry.union("ScoreResult")]
 
 
-@strawberry.enum(description="The action types of CONTRACT.md.")
+@strawberry.enum(description="The action types of the wire format.")
 class ActionType(Enum):
     DRAW = "draw"
     TAKE_PILE = "take-pile"

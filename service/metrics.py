@@ -1,4 +1,4 @@
-"""Prometheus metrics, one registry per app (per worker process: see the README)."""
+"""Prometheus metrics, one registry per app (per worker process: docs/operations.md, "Metrics")."""
 
 from __future__ import annotations
 

@@ -139,12 +139,14 @@ SEED_KEYS = ["players", "deck", "deal", "turn", "melds", "melds.wilds", "canasta
 
 def test_sources_cite_seed_003() -> None:
     """VARIANTS.md (introduction: every rule belongs in the rule table with its source) and
-    VARIANTS.md canastra (seed 003). Each rule cites seed 003 (the empty stock, which the seed does
-    not treat, cites VARIANTS.md), and a refusal names that source."""
+    VARIANTS.md canastra (seed 003). Each rule cites the canastra page of docs/ and the seed (the
+    Canastra rule text; the empty stock, which it does not treat, says so), and a refusal names
+    that source."""
     sources = api.variant(V)["rules"]["sources"]
     for key in SEED_KEYS:
-        assert sources[key].startswith("seed 003"), (key, sources[key])
-    assert "VARIANTS.md canastra" in sources["stock_exhausted"]
+        assert sources[key].startswith("docs/variants/canastra.md#"), (key, sources[key])
+        assert "(Canastra rule text, '" in sources[key], (key, sources[key])
+    assert "the rule text is silent" in sources["stock_exhausted"]
     state = cst({0: ["3S", "3S", "3C", "9C"]}, melds=([JACKS_CANASTRA], []), turn=PLAY)
     verdict = api.check({"state": state, "actions": [lay("3S", "3S", "3C")]})
     assert verdict["reason"]["code"] == "BLACK_THREES_NOT_MELDABLE"

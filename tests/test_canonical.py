@@ -309,8 +309,8 @@ def test_bodies_the_shortcut_cannot_read_go_to_pydantic() -> None:
 def test_decoded_card_codes_are_the_engine_s_own_strings() -> None:
     """The card codes msgspec decodes a canonical request to are the very string objects the
     engine's code table is keyed by (``schema.models`` takes them from the engine), so
-    reading a state finds each card by identity. Not a rule: a speed property (README, "Speed
-    of the service")."""
+    reading a state finds each card by identity. Not a rule: a speed property
+    (docs/performance.md, "Reading a request and writing an answer")."""
     from engine.cards import _CODE_TO_CARD
 
     codes = {id(code) for code in _CODE_TO_CARD}

@@ -1184,4 +1184,4 @@ def test_apply_refuses_what_check_refuses() -> None:
     assert caught.value.index == verdict["index"] == 0
     assert caught.value.reason == verdict["reason"]
     assert verdict["reason"]["code"] == "PILE_FROZEN_NEEDS_NATURAL_PAIR"
-    assert verdict["reason"]["rule"].startswith("pagat: Frozen Discard Pile")
+    assert verdict["reason"]["rule"].startswith("docs/variants/classic.md#the-frozen-pile (pagat.com")

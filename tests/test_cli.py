@@ -31,7 +31,8 @@ def test_variants_and_rule_table() -> None:
     code, table = run("variant", "classic")
     assert code == 0
     assert table["rules"]["initial_minimums"][0] == {"from_score": None, "minimum": 15}
-    assert table["rules"]["sources"]["pile.frozen"].startswith("pagat: Frozen Discard Pile")
+    assert table["rules"]["sources"]["pile.frozen"] == (
+        "docs/variants/classic.md#the-frozen-pile (pagat.com, Canasta: 'Frozen Discard Pile')")
     assert len(table["fingerprint"]) == 16
     code, problem = run("variant", "bridge")
     assert code == 1 and problem["code"] == "UNKNOWN_VARIANT" and problem["status"] == 404
@@ -65,7 +66,7 @@ def test_refusals_name_code_message_and_rule(dealt: dict[str, Any]) -> None:
     code, verdict = run("check", body={"state": dealt, "actions": [{"type": "discard", "card": "JK"}]})
     assert code == 0 and verdict["legal"] is False and verdict["index"] == 0
     assert verdict["reason"]["code"] == "WRONG_PHASE"
-    assert verdict["reason"]["rule"].startswith("pagat: The Play in Classic Canasta")
+    assert verdict["reason"]["rule"].startswith("docs/variants/classic.md#a-turn (pagat.com")
     code, verdict_de = run("check", "--lang", "de",
                            body={"state": dealt, "actions": [{"type": "discard", "card": "JK"}]})
     assert verdict_de["reason"]["message"] != verdict["reason"]["message"]
@@ -117,13 +118,14 @@ def test_every_code_has_both_messages() -> None:
 
 
 def test_readme_variants_table_is_current() -> None:
-    """The README's table of variants is generated from the rule tables (python -m engine.tables)."""
+    """The table of variants in docs/variants/README.md is generated from the rule tables
+    (python -m engine.tables --write)."""
     from pathlib import Path
 
-    from engine.tables import readme_block
+    from engine.tables import TARGET, readme_block
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    assert readme_block() in readme, "run `python -m engine.tables` and paste it into README.md"
+    doc = (Path(__file__).resolve().parent.parent / TARGET).read_text()
+    assert readme_block() in doc, f"run `python -m engine.tables --write` to update {TARGET}"
 
 
 def test_rule_table_sections_cover_every_rule_with_a_source() -> None:
@@ -141,7 +143,7 @@ def test_rule_table_sections_cover_every_rule_with_a_source() -> None:
 
 
 def test_every_code_is_used_and_documented() -> None:
-    """No code without a rule that raises it, none missing from the README's list."""
+    """No code without a rule that raises it, none missing from the wire format's tables."""
     from pathlib import Path
 
     from engine.reasons import CODES
@@ -149,7 +151,7 @@ def test_every_code_is_used_and_documented() -> None:
     root = Path(__file__).resolve().parent.parent
     source = "".join(p.read_text() for p in (root / "engine").rglob("*.py")
                      if p.name != "reasons.py")
-    readme = (root / "README.md").read_text()
+    doc = (root / "docs" / "wire-format.md").read_text()
     for code in CODES:
         assert f'"{code}"' in source, f"{code} is never used"
-        assert f"`{code}`" in readme, f"{code} is not in the README"
+        assert f"| `{code}` |" in doc, f"{code} is not in docs/wire-format.md"

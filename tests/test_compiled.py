@@ -12,6 +12,7 @@ import importlib.machinery
 import json
 import os
 import shutil
+import site
 import subprocess
 import sys
 import zipfile
@@ -131,13 +132,44 @@ def test_pure_wheel_with_a_warning_when_the_compiler_is_missing(tmp_path: Path) 
     assert "/nonexistent-compiler" in warning[0], "the build did not try the missing compiler"
 
 
+def throwaway_venv(where: Path) -> Path:
+    """A venv whose packages are this interpreter's own (its pip, setuptools and the project's
+    dependencies), not those of the base interpreter under it: `--system-site-packages` would
+    reach the base's, which inside a venv may be far older (a fresh machine's Python ships
+    setuptools 65, without ``setuptools.command.bdist_wheel``; pyproject.toml needs 77). The
+    site-packages folders are named in a ``.pth`` file, so no copy, no network, a second or
+    so; the venv's own site-packages comes first, so what is installed into it wins."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True,
+                   timeout=120)
+    python = where / "bin" / "python"
+    own = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()"
+                          "['purelib'])"], check=True, capture_output=True, text=True,
+                         timeout=60).stdout.strip()
+    ours = [p for p in (*site.getsitepackages(), site.getusersitepackages()) if Path(p).is_dir()]
+    (Path(own) / "_running_interpreter.pth").write_text("".join(f"{p}\n" for p in ours))
+    return python
+
+
+def test_throwaway_venv_has_this_interpreters_packages(tmp_path: Path) -> None:
+    """The venv the editable install goes into builds with this interpreter's setuptools (the
+    one `pip install -e '.[test]'` installed), wherever this interpreter's base is."""
+    import setuptools
+
+    python = throwaway_venv(tmp_path / "venv")
+    code = ("import json, sys, setuptools, setuptools.command.bdist_wheel, pip; "
+            "print(json.dumps([sys.prefix, setuptools.__file__, setuptools.__version__]))")
+    proc = subprocess.run([str(python), "-c", code], env=clean_env(), cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    prefix, file, version = json.loads(proc.stdout)
+    assert Path(prefix) == tmp_path / "venv"
+    assert (file, version) == (setuptools.__file__, setuptools.__version__)
+
+
 def test_editable_install_is_pure_python(tmp_path: Path) -> None:
     """`pip install -e .` (CI, development): nothing compiled, the checkout's sources run."""
     src = project_copy(tmp_path / "src")
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
-                    str(venv)], check=True, timeout=120)
-    python = venv / "bin" / "python"
+    python = throwaway_venv(tmp_path / "venv")
     install = subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--no-index",
                               "--no-build-isolation", "-e", str(src)], env=clean_env(),
                              cwd=tmp_path, capture_output=True, text=True, timeout=300)

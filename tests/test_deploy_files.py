@@ -297,7 +297,7 @@ def test_redis_service_is_what_redis_url_names() -> None:
     assert int(m.group(2)) in [p["port"] for p in service["spec"]["ports"]]
 
 
-@pytest.mark.parametrize("doc", ["deploy/README.md", "README.md"])
+@pytest.mark.parametrize("doc", ["deploy/README.md", "docs/operations.md"])
 def test_docs_say_how_to_name_a_redis_cluster(doc: str) -> None:
     text = (ROOT / doc).read_text()
     assert "redis+cluster://" in text and "REDIS_CLUSTER" in text

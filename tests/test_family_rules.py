@@ -144,7 +144,8 @@ def test_sources_cite_seed_002() -> None:
     names that source."""
     sources = api.variant(V)["rules"]["sources"]
     for key in SEED_KEYS:
-        assert sources[key].startswith("seed 002"), (key, sources[key])
+        assert sources[key].startswith("docs/variants/family.md#"), (key, sources[key])
+        assert "(Family Canasta rule text" in sources[key], (key, sources[key])
     state = fam({0: ["AD", "AC"] + JUNK}, discard=["8D", "AH"], melds=([], [NINES]))
     verdict = api.check({"state": state, "actions": [take("AD", "AC")]})
     assert verdict["reason"]["code"] == "PILE_NEEDS_INITIAL_MELD"

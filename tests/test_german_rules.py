@@ -164,7 +164,8 @@ def test_wild_only_meld_refused_by_default() -> None:
 def test_sources_cite_seed_004(key: str) -> None:
     """VARIANTS.md (every rule in the rule table with its source) and german heading: the rows
     where German differs from classic cite seed 004 (the ASS leaflet)."""
-    assert rules_of()["sources"][key].startswith("seed 004 (ASS Altenburger)")
+    source = rules_of()["sources"][key]
+    assert source.startswith("docs/variants/german.md#") and "(ASS Altenburger leaflet p" in source
 
 
 @pytest.mark.parametrize("alias", ["german", "ass", "deutsch", " German "])
@@ -181,7 +182,8 @@ def test_refusal_names_the_german_source() -> None:
     state = gtable({0: ["KH", "KD", "2C", "2D", "4C", "6C"]}, melds=([NINES], []), turn=PLAY)
     verdict = api.check({"state": state, "actions": [lay("KH", "KD", "2C", "2D")]})
     assert verdict["reason"]["code"] == "NATURALS_MUST_OUTNUMBER_WILDS"
-    assert verdict["reason"]["rule"].startswith("seed 004 (ASS Altenburger)")
+    assert verdict["reason"]["rule"].startswith(
+        "docs/variants/german.md#wild-cards-in-melds (ASS Altenburger leaflet p. 2")
 
 
 # =============================================================================================

@@ -53,7 +53,7 @@ from tests.builders import (
 )
 
 V = "modern-american"
-SEED = "seed 001 (Regeländerungen)"
+DOC = "docs/variants/modern-american.md#"
 
 QUEENS_CANASTA = meld("QS", "QS", "QH", "QH", "QD", "QD", "QC")  # pure queens, 7 x 10 = 70
 TWO_CANASTAS = [JACKS_CANASTA, QUEENS_CANASTA]  # enough to go out (jacks, queens closed)
@@ -106,7 +106,8 @@ def test_rule_table() -> None:
         "options": {"target": 8500, "four_jokers_penalty": 2500},
     }
     assert {k: rules[k] for k in expected} == expected
-    assert rules["sources"]["initial_meld"].startswith(f"{SEED}: 'Erstauslage'")
+    assert rules["sources"]["initial_meld"].startswith(
+        f"{DOC}the-initial-meld (pagat.com, Modern American Canasta")
 
 
 @pytest.mark.parametrize("target", [2500, 5000, 7500, 8500, 10000])
@@ -147,7 +148,7 @@ def test_refusal_names_the_seed_001_row() -> None:
                    turn=PLAY)
     verdict = api.check({"state": state, "actions": [lay("KH", "KD", "KC", "KC", "2C")]})
     assert verdict["reason"]["code"] == "RULE_OF_FIVE"
-    assert verdict["reason"]["rule"].startswith(SEED)
+    assert verdict["reason"]["rule"].startswith(f"{DOC}wild-cards-in-melds (pagat.com")
 
 
 # =============================================================================================

@@ -135,7 +135,7 @@ def test_check_legal_and_illegal_in_both_languages(http: TestClient,
     assert en.json()["legal"] is False and en.json()["index"] == 0
     assert en.json()["reason"]["code"] == de.json()["reason"]["code"] == "WRONG_PHASE"
     assert en.json()["reason"]["message"] != de.json()["reason"]["message"]
-    assert en.json()["reason"]["rule"].startswith("pagat")
+    assert en.json()["reason"]["rule"].startswith("docs/variants/classic.md#a-turn (pagat.com")
     assert http.post("/v1/check", json=body).json()["legal"] is False
 
 
@@ -486,12 +486,15 @@ def test_settings_from_environment() -> None:
 
 
 def test_readme_documents_every_setting() -> None:
+    """docs/operations.md holds the configuration table generated from the settings (every
+    setting, its default and meaning): `python -m service.settings --write`."""
     from service.openapi import COMMITTED as doc
-    from service.settings import DOCS
+    from service.settings import DOCS, TABLE_TARGET, table_block
 
-    readme = (doc.parent.parent / "README.md").read_text()
+    text = (doc.parent.parent / TABLE_TARGET).read_text()
+    assert table_block() in text, f"run `python -m service.settings --write` to update {TABLE_TARGET}"
     for name in DOCS:
-        assert f"| `{name}` |" in readme, f"{name} is missing from the README's configuration table"
+        assert f"| `{name}` |" in text, f"{name} is missing from {TABLE_TARGET}"
 
 
 def test_huge_but_allowed_inputs_answer_fast() -> None:

@@ -310,7 +310,7 @@ def test_modern_threes_never_in_hand_or_pile() -> None:
 
 @given(st.lists(st.integers(0, 7), max_size=10))
 def test_seat_lists_are_read_sorted_without_repeats(seats: list[int]) -> None:
-    """``asked_this_deal`` (CONTRACT.md, turn), ``melded`` and ``played`` (README, "Wire
-    format") name sets of seats: whatever order or repeats a client sends, the state holds
+    """``asked_this_deal``, ``melded`` and ``played`` (docs/wire-format.md, "Turn") name sets
+    of seats: whatever order or repeats a client sends, the state holds
     them sorted, once each; a list already so is taken as it is."""
     assert _seats(seats) == tuple(sorted(set(seats)))

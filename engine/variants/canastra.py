@@ -1,5 +1,6 @@
-"""Brazilian Canastra as seed 003 describes it: same-rank melds, wild cards without a limit,
-the pile with at least one natural from the hand, canastra bonuses 200/100, game to 3,000."""
+"""Brazilian Canastra as its rule text describes it (docs/variants/canastra.md): same-rank melds,
+wild cards without a limit, the pile with at least one natural from the hand, canastra bonuses
+200/100, game to 3,000."""
 
 from __future__ import annotations
 
@@ -10,35 +11,45 @@ from ..rules import Option, RuleSet
 from .classic import CLASSIC
 from .classic import SOURCES as CLASSIC_SOURCES
 
-SEED = "seed 003"
+DOC = "docs/variants/canastra.md"
+TEXT = "Canastra rule text"
 SOURCES: dict[str, str] = {
     **CLASSIC_SOURCES,
-    "players": f"{SEED}: 'Spieler' (four in two partnerships)",
-    "deck": f"{SEED}: 'Kartendeck' (two packs and four jokers)",
-    "deal": f"{SEED}: 'Vorbereitung und Austeilen' 2-4 (11 cards; a wild or red three upcard "
-            "is buried in the stock)",
-    "turn": f"{SEED}: 'Ihr Zug'",
-    "melds": f"{SEED}: 'Ihr Zug' 2 (three or more of a rank, at least two natural)",
-    "melds.wilds": f"{SEED}: 'Ihr Zug' 2 (wild cards allowed, no maximum set)",
-    "canasta": f"{SEED}: 'Ihr Zug' 3 and 'Punktewertung' (clean 200, dirty 100); 'Häufige "
-               "Varianten: Canastra Real' (suit sequence of seven, 500)",
-    "initial_meld": f"{SEED}: 'Mindestanforderung für die erste Meldung'",
-    "pile.take": f"{SEED}: 'Ihr Zug' 1 (with at least one natural card from the hand)",
-    "pile.blocked": f"{SEED}: 'Kartendeck' (black threes are stoppers)",
-    "pile.frozen": f"{SEED}: 'Häufige Varianten: Einfrierregeln' and 'Kartendeck' (option "
+    "players": f"{DOC}#players-and-sides ({TEXT}, 'Spieler': four in two partnerships)",
+    "deck": f"{DOC}#cards-and-card-values ({TEXT}, 'Kartendeck': two packs and four jokers)",
+    "deal": f"{DOC}#the-deal ({TEXT}, 'Vorbereitung und Austeilen' 2-4: 11 cards; a wild or red "
+            "three upcard is buried in the stock)",
+    "turn": f"{DOC}#a-turn ({TEXT}, 'Ihr Zug')",
+    "melds": f"{DOC}#melds ({TEXT}, 'Ihr Zug' 2: three or more of a rank, at least two natural)",
+    "melds.wilds": f"{DOC}#wild-cards-in-melds ({TEXT}, 'Ihr Zug' 2: wild cards allowed, no "
+                   "maximum)",
+    "canasta": f"{DOC}#canastras ({TEXT}, 'Ihr Zug' 3 and 'Punktewertung': clean 200, dirty 100; "
+               "'Häufige Varianten': Canastra Real)",
+    "initial_meld": f"{DOC}#the-initial-meld ({TEXT}, 'Mindestanforderung für die erste "
+                    "Meldung')",
+    "pile.take": f"{DOC}#taking-the-discard-pile ({TEXT}, 'Ihr Zug' 1: with at least one natural "
+                 "card from the hand)",
+    "discard": f"{DOC}#discarding ({TEXT}, 'Ihr Zug' 4)",
+    "pile.blocked": f"{DOC}#a-blocked-pile ({TEXT}, 'Kartendeck': black threes are stop cards)",
+    "pile.frozen": f"{DOC}#the-frozen-pile ({TEXT}, 'Häufige Varianten': freezing rules, option "
                    "freeze: none, wild, wild-or-black-three, always)",
-    "pile.wild_top": f"{SEED}: 'Ihr Zug' 1 (the top card is melded with natural cards of its "
-                     "rank; a wild card has no rank)",
-    "threes.red": f"{SEED}: 'Punktewertung' (100 each, 800 all four)",
-    "threes.black": f"{SEED}: 'Kartendeck' (stoppers; never melded)",
-    "going_out": f"{SEED}: 'Ausgehen' 1-2",
-    "going_out.ask": f"{SEED}: 'Ausgehen' 4 (once per hand, at any point of the play phase "
-                     "while going out is possible; the answer binds)",
-    "going_out.concealed": f"{SEED}: 'Punktewertung' (200 when the hand goes down in one turn)",
-    "stock_exhausted": "VARIANTS.md canastra: a player who must draw from an empty stock ends the deal",
-    "scoring": f"{SEED}: 'Punktewertung'",
-    "target": f"{SEED}: 'Gewinnen' (3,000; sujo: exactly)",
-    "options": "VARIANTS.md: canastra, options",
+    "pile.wild_top": f"{DOC}#a-blocked-pile ({TEXT}, 'Ihr Zug' 1: the top card is melded with "
+                     "natural cards of its rank; a wild card has no rank)",
+    "pile.buried": f"{DOC}#cards-under-the-top-card (pagat.com, Canasta: 'The Play in Classic "
+                   "Canasta')",
+    "pile.one_card": f"{DOC}#a-one-card-pile ({TEXT}, 'Ihr Zug' 1)",
+    "threes.red": f"{DOC}#red-threes ({TEXT}, 'Punktewertung': 100 each, 800 all four)",
+    "threes.black": f"{DOC}#black-threes ({TEXT}, 'Kartendeck': stop cards, never melded)",
+    "going_out": f"{DOC}#going-out ({TEXT}, 'Ausgehen' 1-2)",
+    "going_out.ask": f"{DOC}#may-i-go-out ({TEXT}, 'Ausgehen' 4: once per hand, at any point of "
+                     "the play phase; the answer binds)",
+    "going_out.concealed": f"{DOC}#going-out-concealed ({TEXT}, 'Punktewertung': 200 when the "
+                           "hand goes down in one turn)",
+    "stock_exhausted": f"{DOC}#when-the-stock-runs-out (the rule text is silent; as pagat.com, "
+                       "Modern American Canasta)",
+    "scoring": f"{DOC}#scoring ({TEXT}, 'Punktewertung')",
+    "target": f"{DOC}#winning-the-game ({TEXT}, 'Gewinnen': 3,000; sujo: exactly)",
+    "options": f"{DOC}#options ({TEXT}, 'Gewinnen', 'Ausgehen' 4, 'Häufige Varianten')",
 }
 
 CANASTRA = replace(

@@ -1,6 +1,6 @@
-"""Classic Canasta (seed 000; pagat "Classic Canasta"; Official Canasta Laws).
+"""Classic Canasta (docs/variants/classic.md; pagat.com "Canasta"; the Official Canasta Laws).
 
-Data only: the base table and its options. Rows of VARIANTS.md `classic`.
+Data only: the base table and its options.
 """
 
 from __future__ import annotations
@@ -11,33 +11,40 @@ from typing import Any
 from ..reasons import Refusal, UnknownRules
 from ..rules import Option, RuleSet, classic_card_values
 
+#: where each rule stands: the section of the variant's page in docs/ (a link from the
+#: repository's root), then its public source in parentheses
+DOC = "docs/variants/classic.md"
+PAGAT = "pagat.com, Canasta"
 SOURCES: dict[str, str] = {
-    "players": "pagat: Classic Canasta; Canasta for two/three/six players (seed 000 'Varianten')",
-    "deck": "pagat: The Cards (seed 000 'Aufbau')",
-    "deal": "pagat: The Deal (seed 000 'Aufbau')",
-    "turn": "pagat: The Play in Classic Canasta (seed 000 'Ablauf eines Zuges')",
-    "melds": "pagat: Melds in Classic Canasta (seed 000 'Meldungen und Canastas')",
-    "melds.wilds": "pagat: Melds in Classic Canasta (seed 000 'Meldungen und Canastas')",
-    "canasta": "pagat: Melds and Canastas (seed 000 'Meldungen und Canastas')",
-    "initial_meld": "pagat: Initial Meld Requirement (seed 000 'Die erste Meldung: Mindestpunkte')",
-    "pile.take": "pagat: The Play in Classic Canasta (seed 000 'Den Ablagestapel nehmen')",
-    "discard": "pagat: The Play in Classic Canasta (seed 000 'Ablauf eines Zuges')",
-    "pile.blocked": "pagat: The Play in Classic Canasta (seed 000 'Den Ablagestapel nehmen')",
-    "pile.wild_top": "pagat: The Play in Classic Canasta (seed 000 'Den Ablagestapel nehmen')",
-    "pile.frozen": "pagat: Frozen Discard Pile (seed 000 'Der eingefrorene Stapel')",
-    "pile.buried": "pagat: The Play in Classic Canasta (seed 000 'Streit- und Sonderfälle')",
-    "pile.one_card": "Britannica: canasta, Going out (research.md §2.5)",
-    "threes.red": "pagat: Threes in Classic Canasta (seed 000 'Die Dreien')",
-    "threes.black": "pagat: Threes in Classic Canasta (seed 000 'Die Dreien')",
-    "going_out": "pagat: Going Out (seed 000 'Ausmachen: So endet die Runde')",
-    "going_out.ask": "pagat: Going Out (seed 000 'Ausmachen: So endet die Runde')",
-    "going_out.concealed": "pagat: Going Out; Initial Meld Requirement (seed 000 'Verdeckt ausmachen')",
-    "stock_exhausted": "pagat: Going Out (seed 000 'Der Stapel ist leer')",
-    "scoring": "pagat: Classic Canasta Scoring (seed 000 'Abrechnung')",
-    "target": "pagat: Classic Canasta Scoring (seed 000 'Abrechnung')",
-    "options": "VARIANTS.md: classic, Options",
-    "hidden": "CONTRACT.md: State (NEEDS_HIDDEN_INFO)",
-    "state": "CONTRACT.md: State",
+    "players": f"{DOC}#players-and-sides ({PAGAT}: 'Classic Canasta', 'Canasta for two players', "
+               "'... for three players', '... for Six Players')",
+    "deck": f"{DOC}#cards-and-card-values ({PAGAT}: 'The Cards')",
+    "deal": f"{DOC}#the-deal ({PAGAT}: 'The Deal')",
+    "turn": f"{DOC}#a-turn ({PAGAT}: 'The Play in Classic Canasta')",
+    "melds": f"{DOC}#melds ({PAGAT}: 'Melds in Classic Canasta')",
+    "melds.wilds": f"{DOC}#wild-cards-in-melds ({PAGAT}: 'Melds in Classic Canasta')",
+    "canasta": f"{DOC}#canastas ({PAGAT}: 'Melds and Canastas')",
+    "initial_meld": f"{DOC}#the-initial-meld ({PAGAT}: 'Initial Meld Requirement')",
+    "pile.take": f"{DOC}#taking-the-discard-pile ({PAGAT}: 'The Play in Classic Canasta')",
+    "discard": f"{DOC}#discarding ({PAGAT}: 'The Play in Classic Canasta')",
+    "pile.blocked": f"{DOC}#a-blocked-pile ({PAGAT}: 'The Play in Classic Canasta')",
+    "pile.wild_top": f"{DOC}#a-blocked-pile ({PAGAT}: 'The Play in Classic Canasta')",
+    "pile.frozen": f"{DOC}#the-frozen-pile ({PAGAT}: 'Frozen Discard Pile')",
+    "pile.buried": f"{DOC}#cards-under-the-top-card ({PAGAT}: 'The Play in Classic Canasta')",
+    "pile.one_card": f"{DOC}#a-one-card-pile (Encyclopaedia Britannica, canasta: 'Going out')",
+    "threes.red": f"{DOC}#red-threes ({PAGAT}: 'Threes in Classic Canasta')",
+    "threes.black": f"{DOC}#black-threes ({PAGAT}: 'Threes in Classic Canasta')",
+    "going_out": f"{DOC}#going-out ({PAGAT}: 'Going Out')",
+    "going_out.ask": f"{DOC}#may-i-go-out ({PAGAT}: 'Going Out')",
+    "going_out.concealed": f"{DOC}#going-out-concealed ({PAGAT}: 'Going Out', 'Initial Meld "
+                           "Requirement')",
+    "stock_exhausted": f"{DOC}#when-the-stock-runs-out ({PAGAT}: 'Going Out')",
+    "scoring": f"{DOC}#scoring ({PAGAT}: 'Classic Canasta Scoring')",
+    "target": f"{DOC}#winning-the-game ({PAGAT}: 'Classic Canasta Scoring')",
+    "options": f"{DOC}#options ({PAGAT}: 'Classic Canasta Variations'; ASS Altenburger leaflet "
+               "p. 5)",
+    "hidden": "docs/wire-format.md#hidden-cards (the referee never guesses a hidden card)",
+    "state": "docs/wire-format.md#state (the Canasta Referee wire format)",
 }
 
 CLASSIC = RuleSet(
@@ -97,7 +104,8 @@ OPTIONS: tuple[Option, ...] = (
 
 
 def build(options: dict[str, Any]) -> RuleSet:
-    """The classic table for the given (already checked) options (VARIANTS.md player table)."""
+    """The classic table for the given (already checked) options (docs/variants/classic.md,
+    "Players and sides")."""
     players = options["players"]
     sides = options["sides"]
     natural_sides = {2: 2, 3: 3, 4: 2, 6: sides or 3}[players]

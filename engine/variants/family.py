@@ -1,5 +1,5 @@
-"""Family Canasta (seed 002): draw two, no freezing, the pile only after the initial meld, at
-most two wild cards. Classic with data changes only."""
+"""Family Canasta (docs/variants/family.md): draw two, no freezing, the pile only after the
+initial meld, at most two wild cards. Classic with data changes only."""
 
 from __future__ import annotations
 
@@ -10,31 +10,49 @@ from ..rules import Option, RuleSet
 from .classic import CLASSIC
 from .classic import SOURCES as CLASSIC_SOURCES
 
-SEED = "seed 002"
+DOC = "docs/variants/family.md"
+TEXT = "Family Canasta rule text"
 SOURCES: dict[str, str] = {
     **CLASSIC_SOURCES,
-    "players": f"{SEED}: 'Am besten spielt ihr zu viert ... zu zweit oder zu dritt'",
-    "deck": f"{SEED}: 'zwei komplette Kartendecks ... je 2 Joker pro Deck'",
-    "deal": f"{SEED}: '11 Karten ... zu dritt 13 ... zu zweit 15'; upcard set aside",
-    "turn": f"{SEED}: 'Du ziehst zwei Karten vom Nachziehstapel' (step 1-4)",
-    "melds": f"{SEED}: step 2 'mindestens drei Karten mit dem gleichen Wert'",
-    "melds.wilds": f"{SEED}: step 2 'höchstens zwei wilde Karten, mindestens zwei natürliche'",
-    "canasta": f"{SEED}: step 3 'Wächst eine Meldung auf sieben oder mehr Karten'",
-    "initial_meld": f"{SEED}: 'Meist sind das 50 Punkte ... 90 oder sogar 120' (VARIANTS.md family)",
-    "pile.take": f"{SEED}: 'Ablagestapel aufnehmen ... wenn dein Team schon eine Erstmeldung hat'",
-    "pile.blocked": f"{SEED}: 'Solange eine schwarze Drei oben ... kann niemand den Stapel aufnehmen'",
-    "pile.frozen": f"{SEED}: no freezing; the pile only after the initial meld",
-    "pile.wild_top": f"{SEED}: step 1 'eine Karte, die zu einer Meldung passt' (a wild card "
-                     "fits no meld of a rank)",
-    "threes.red": f"{SEED}: 'Bekommst du eine rote Drei ... 100 Bonuspunkte' (VARIANTS.md family)",
-    "threes.black": f"{SEED}: 'Schwarze Dreien darfst du nur als letzte Karte deines Zuges ablegen'",
-    "going_out": f"{SEED}: 'Ausgehen ... mindestens eine vollständige Canasta'",
-    "going_out.ask": f"{SEED}: asking the partner is not part of this game",
-    "going_out.concealed": f"{SEED}: no concealed bonus",
-    "stock_exhausted": f"{SEED}: 'Wird der Nachziehstapel leer, endet die laufende Runde'",
-    "scoring": f"{SEED}: 'Am Ende jeder Runde zählt jedes Team'",
-    "target": f"{SEED}: 'bis ein Team insgesamt 5000 Punkte erreicht'",
-    "options": "VARIANTS.md: family",
+    "players": f"{DOC}#players-and-sides ({TEXT}: 'Am besten spielt ihr zu viert ... zu zweit oder "
+               "zu dritt')",
+    "deck": f"{DOC}#cards-and-card-values ({TEXT}: 'zwei komplette Kartendecks ... je 2 Joker pro "
+            "Deck')",
+    "deal": f"{DOC}#the-deal ({TEXT}: '11 Karten ... zu dritt 13 ... zu zweit 15'; upcard set "
+            "aside)",
+    "turn": f"{DOC}#a-turn ({TEXT}, turn steps 1-4: 'Du ziehst zwei Karten vom Nachziehstapel')",
+    "melds": f"{DOC}#melds ({TEXT}, turn step 2: 'mindestens drei Karten mit dem gleichen Wert')",
+    "melds.wilds": f"{DOC}#wild-cards-in-melds ({TEXT}, turn step 2: 'höchstens zwei wilde "
+                   "Karten, mindestens zwei natürliche')",
+    "canasta": f"{DOC}#canastas ({TEXT}, turn step 3: 'Wächst eine Meldung auf sieben oder mehr "
+               "Karten')",
+    "initial_meld": f"{DOC}#the-initial-meld ({TEXT}, special rules: 'Meist sind das 50 Punkte "
+                    "... 90 oder sogar 120')",
+    "pile.take": f"{DOC}#taking-the-discard-pile ({TEXT}, turn step 1: only when the side has "
+                 "its initial meld)",
+    "discard": f"{DOC}#discarding ({TEXT}, turn step 4)",
+    "pile.blocked": f"{DOC}#a-blocked-pile ({TEXT}, special rules: 'Solange eine schwarze Drei "
+                    "oben ... kann niemand den Stapel aufnehmen')",
+    "pile.frozen": f"{DOC}#the-frozen-pile ({TEXT}: no freezing; the pile only after the initial "
+                   "meld)",
+    "pile.wild_top": f"{DOC}#a-blocked-pile ({TEXT}, turn step 1: 'eine Karte, die zu einer "
+                     "Meldung passt'; a wild card fits no meld of a rank)",
+    "pile.buried": f"{DOC}#cards-under-the-top-card (pagat.com, Canasta: 'The Play in Classic "
+                   "Canasta')",
+    "pile.one_card": f"{DOC}#a-one-card-pile ({TEXT}, turn step 1)",
+    "threes.red": f"{DOC}#red-threes ({TEXT}, special rules: 'Jede rote Drei bringt am Ende 100 "
+                  "Bonuspunkte')",
+    "threes.black": f"{DOC}#black-threes ({TEXT}, special rules: 'Schwarze Dreien darfst du nur "
+                    "als letzte Karte deines Zuges ablegen')",
+    "going_out": f"{DOC}#going-out ({TEXT}, special rules: 'mindestens eine vollständige "
+                 "Canasta')",
+    "going_out.ask": f"{DOC}#may-i-go-out ({TEXT}: asking the partner is not part of this game)",
+    "going_out.concealed": f"{DOC}#going-out-concealed ({TEXT}: no concealed bonus)",
+    "stock_exhausted": f"{DOC}#when-the-stock-runs-out ({TEXT}, special rules: 'Wird der "
+                       "Nachziehstapel leer, endet die laufende Runde')",
+    "scoring": f"{DOC}#scoring ({TEXT}: 'Am Ende jeder Runde zählt jedes Team')",
+    "target": f"{DOC}#winning-the-game ({TEXT}: 'bis ein Team insgesamt 5000 Punkte erreicht')",
+    "options": f"{DOC}#options ({TEXT}: players)",
 }
 
 FAMILY = replace(

@@ -1,5 +1,5 @@
-"""German Canasta after the ASS Altenburger leaflet (seed 004; differences listed in seed 000
-'Unterschiede in der Regel von ASS Altenburger'). Classic with data changes only."""
+"""German Canasta after the ASS Altenburger rule leaflet (docs/variants/german.md). Classic with
+data changes only."""
 
 from __future__ import annotations
 
@@ -10,23 +10,41 @@ from ..rules import Option, RuleSet
 from .classic import CLASSIC
 from .classic import SOURCES as CLASSIC_SOURCES
 
-ASS = "seed 004 (ASS Altenburger)"
+DOC = "docs/variants/german.md"
+ASS = "ASS Altenburger leaflet"
+PAGAT = "pagat.com, Canasta"
 SOURCES: dict[str, str] = {
     **CLASSIC_SOURCES,
-    "players": f"{ASS}: 'zu dritt oder zu viert'; seed 000 'Varianten'",
-    "deal": f"{ASS}: 'jeder der vier Spieler erhält 11 Karten, beim Spiel zu dritt 13'",
-    "melds.wilds": f"{ASS}: 'jedoch müssen die natürlichen Karten in der Mehrzahl sein' (ASS p. 2)",
-    "initial_meld": f"{ASS}: 'mindestens 15 ... 50 ... 90 ... 120' (ASS p. 2; VARIANTS.md german)",
-    "pile.take": f"{ASS}: 'anlegen oder mit zwei Handkarten (ohne wilde Karten)' (ASS p. 3)",
-    "pile.frozen": f"{ASS}: 'Liegt eine wilde Karte (quer) ... eingefroren' (ASS p. 3)",
-    "threes.red": f"{ASS}: 'Die rote Drei' (ASS p. 1); no canasta: minus (ASS p. 4)",
-    "threes.black": f"{ASS}: 'Die schwarze Drei'; 'Schwarze Dreier ... nur zum Ausmachen'",
-    "going_out": f"{ASS}: 'Das Ausmachen': a canasta, always a last card to discard (ASS p. 4)",
-    "going_out.concealed": f"{ASS}: 'Blatt Ausmachen' 200, 'Handcanasta' 1,000 (ASS p. 4)",
-    "stock_exhausted": f"{ASS}: 'Hat keiner ... ausmachen können' (each side -100, ASS p. 4)",
-    "scoring": f"{ASS}: 'Nach dem Ausmachen rechnet jeder Spieler' (ASS p. 4-5)",
-    "target": f"{ASS}: 'zuerst 3000 Punkte (beim Viererspiel 5000)'",
-    "options": "VARIANTS.md: german, options from the leaflet's house rules (ASS p. 5)",
+    "players": f"{DOC}#players-and-sides ({ASS} p. 1: 'zu dritt oder zu viert')",
+    "deck": f"{DOC}#cards-and-card-values ({ASS} pp. 1, 3, 5)",
+    "deal": f"{DOC}#the-deal ({ASS} p. 1: 'jeder der vier Spieler erhält 11 Karten, beim Spiel zu "
+            "dritt 13')",
+    "turn": f"{DOC}#a-turn ({ASS} p. 2; {PAGAT}: 'The Play in Classic Canasta')",
+    "melds": f"{DOC}#melds ({ASS} p. 2)",
+    "melds.wilds": f"{DOC}#wild-cards-in-melds ({ASS} p. 2: 'jedoch müssen die natürlichen Karten "
+                   "in der Mehrzahl sein')",
+    "canasta": f"{DOC}#canastas ({ASS} p. 3)",
+    "initial_meld": f"{DOC}#the-initial-meld ({ASS} p. 2: 'mindestens 15 ... 50 ... 90 ... 120')",
+    "pile.take": f"{DOC}#taking-the-discard-pile ({ASS} p. 3: 'anlegen oder mit zwei Handkarten "
+                 "(ohne wilde Karten)')",
+    "discard": f"{DOC}#discarding ({ASS} pp. 2-3)",
+    "pile.blocked": f"{DOC}#a-blocked-pile ({ASS} p. 2: 'Die schwarze Drei')",
+    "pile.frozen": f"{DOC}#the-frozen-pile ({ASS} p. 3: 'Liegt eine wilde Karte (quer) ... "
+                   "eingefroren')",
+    "pile.buried": f"{DOC}#cards-under-the-top-card ({PAGAT}: 'The Play in Classic Canasta')",
+    "pile.one_card": f"{DOC}#a-one-card-pile (Encyclopaedia Britannica, canasta: 'Going out')",
+    "threes.red": f"{DOC}#red-threes ({ASS} p. 1: 'Die rote Drei'; p. 4)",
+    "threes.black": f"{DOC}#black-threes ({ASS} p. 2: 'Die schwarze Drei'; p. 4)",
+    "going_out": f"{DOC}#going-out ({ASS} p. 4: 'Das Ausmachen')",
+    "going_out.ask": f"{DOC}#may-i-go-out ({ASS} p. 4: 'Beim Spiel zu viert fragt man gewöhnlich "
+                     "seinen Partner')",
+    "going_out.concealed": f"{DOC}#going-out-concealed ({ASS} p. 4: 'Blatt Ausmachen', "
+                           "'Handcanasta')",
+    "stock_exhausted": f"{DOC}#when-the-stock-runs-out ({ASS} p. 4: 'Hat keiner der Spieler "
+                       "ausmachen können')",
+    "scoring": f"{DOC}#scoring ({ASS} pp. 4-5: 'Nach dem Ausmachen rechnet jeder Spieler')",
+    "target": f"{DOC}#winning-the-game ({ASS} p. 4: 'zuerst 3000 Punkte (beim Viererspiel 5000')",
+    "options": f"{DOC}#options ({ASS} p. 5: house rules)",
 }
 
 GERMAN = replace(

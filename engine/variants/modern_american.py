@@ -1,5 +1,5 @@
-"""Modern American Canasta after seed 001 (right-hand column of 'Regeländerungen'): classic as
-data plus the switches of ``engine.rules`` that only this variant sets."""
+"""Modern American Canasta after pagat.com (docs/variants/modern-american.md): classic as data
+plus the switches of ``engine.rules`` that only this variant sets."""
 
 from __future__ import annotations
 
@@ -10,40 +10,47 @@ from ..rules import Option, RuleSet
 from .classic import CLASSIC
 from .classic import SOURCES as CLASSIC_SOURCES
 
-SEED = "seed 001 (Regeländerungen)"
+DOC = "docs/variants/modern-american.md"
+MA = "pagat.com, Modern American Canasta"
 SEVEN, ACE = 5, 12  # rank indexes
 
 SOURCES: dict[str, str] = {
     **CLASSIC_SOURCES,
-    "players": f"{SEED}: 'Spieler' (exactly four, two partnerships)",
-    "deck": f"{SEED}; pagat: The Cards (108 cards)",
-    "deal": f"{SEED}: 'Geben' (13 cards; the pile starts empty)",
-    "turn": f"{SEED}: 'Ziehen' (one card from the stock)",
-    "melds": f"{SEED}: 'Auslagen' (three to seven cards; a completed pure canasta closes its rank); "
-             "'Auslagen aus wilden Karten'",
-    "melds.wilds": f"{SEED}: 'Auslagen' (at most two wild cards), 'Wilde Karten anlegen' (rule of "
-                   "five), 'Siebenen und Asse', 'Auslagen aus wilden Karten'",
-    "canasta": f"{SEED}: 'Canasta-Prämien'",
-    "initial_meld": f"{SEED}: 'Erstauslage' (125/155/180 from the hand; a pure meld or a wild "
-                    "meld; a canasta from the hand needs no minimum)",
-    "pile.take": f"{SEED}: 'Den Ablagestapel nehmen' (always a natural pair; meld of 3-4 cards)",
-    "pile.frozen": f"{SEED}: 'Den Ablagestapel nehmen' (always a natural pair)",
-    "discard": f"{SEED}: 'Abwerfen'",
-    "threes.red": f"{SEED}: 'Dreien' (every three laid out; 100/300/500/1,000 per colour)",
-    "threes.black": f"{SEED}: 'Dreien' (every three laid out, never melded or discarded)",
-    "going_out": f"{SEED}: 'Ausmachen' (two canastas, a last discard, 100)",
-    "going_out.ask": "seed 001 introduction: 'einmal pro Spiel direkt nach dem Ziehen'",
-    "going_out.concealed": f"{SEED}: 'Ausmachen' (no extra bonus for going out in one turn)",
-    "stock_exhausted": "seed 001 introduction (no play on the pile when the stock is used up); "
-                       "VARIANTS.md modern-american",
-    "scoring": f"{SEED}: 'Strafen', 'Canasta-Prämien', 'Dreien'",
-    "target": f"{SEED}: 'Siegpunktzahl' (8,500)",
-    "options": "VARIANTS.md: modern-american (target)",
+    "players": f"{DOC}#players-and-sides ({MA}: exactly four, two partnerships)",
+    "deck": f"{DOC}#cards-and-card-values ({MA}; pagat.com, Canasta: 'The Cards')",
+    "deal": f"{DOC}#the-deal ({MA}: 13 cards, the pile starts empty)",
+    "turn": f"{DOC}#a-turn ({MA}: one card from the stock)",
+    "melds": f"{DOC}#melds ({MA}: three to seven cards, a pure canasta closes its rank; "
+             "wild-card melds)",
+    "melds.wilds": f"{DOC}#wild-cards-in-melds ({MA}: at most two wild cards, the rule of five, "
+                   "sevens and aces, wild-card melds)",
+    "canasta": f"{DOC}#canastas ({MA}: canasta bonuses)",
+    "initial_meld": f"{DOC}#the-initial-meld ({MA}: 125/155/180 from the hand; a pure meld or a "
+                    "wild-card meld; a canasta from the hand needs no minimum)",
+    "pile.take": f"{DOC}#taking-the-discard-pile ({MA}: always a natural pair; a meld of 3-4 "
+                 "cards)",
+    "discard": f"{DOC}#discarding ({MA}: discard restrictions)",
+    "pile.blocked": f"{DOC}#a-blocked-pile ({MA}: taking the pile)",
+    "pile.frozen": f"{DOC}#the-frozen-pile ({MA}: always frozen, a natural pair)",
+    "pile.buried": f"{DOC}#cards-under-the-top-card ({MA}: taking the pile)",
+    "pile.one_card": f"{DOC}#a-one-card-pile ({MA})",
+    "threes.red": f"{DOC}#threes ({MA}: every three laid out; 100/300/500/1,000 per colour)",
+    "threes.black": f"{DOC}#threes ({MA}: every three laid out, never melded or discarded)",
+    "going_out": f"{DOC}#going-out ({MA}: two canastas, a last discard, 100)",
+    "going_out.ask": f"{DOC}#may-i-go-out ({MA}: once per deal, right after drawing)",
+    "going_out.concealed": f"{DOC}#going-out-concealed ({MA}: no extra bonus for going out in "
+                           "one turn)",
+    "stock_exhausted": f"{DOC}#when-the-stock-runs-out ({MA}: no play on the pile after the "
+                       "stock)",
+    "scoring": f"{DOC}#scoring ({MA}: penalties, canasta bonuses, threes)",
+    "target": f"{DOC}#winning-the-game ({MA}: 8,500)",
+    "options": f"{DOC}#options ({MA}; Canasta League of America: the four-jokers penalty)",
 }
 
 
 def _card_values() -> tuple[int, ...]:
-    """Classic values; every three counts 5 (a three left in the hand, seed 001 'Dreien')."""
+    """Classic values; every three counts 5 (a three left in the hand: docs/variants/
+    modern-american.md, "Threes")."""
     values = list(CLASSIC.card_values)
     values[5] = values[6] = 5
     return tuple(values)
@@ -105,7 +112,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("target", 8500, (2500, 5000, 7500, 8500, 10000), "Game target."),
     Option("four_jokers_penalty", 2500, (2500, 2000),
            "An incomplete wild-card meld holding all four jokers costs 2,500 (pagat) or 2,000 "
-           "like any other (CLA; research.md D14)."),
+           "like any other (the Canasta League of America)."),
 )
 
 
