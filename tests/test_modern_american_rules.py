@@ -1245,27 +1245,24 @@ def test_next_initial_meld_minimums(totals: tuple[int, int], minimums: list[int]
     assert answer_["next_minimums"] == minimums
 
 
+def _threes_melded(*threes: str) -> list[dict[str, str]]:
+    """The problems of side 0's second meld, a meld of ``threes`` taken from its bonus cards."""
+    state = mtable({0: ["KC", "9C", "8D"]}, melds=([NINES], []), turn=PLAY)
+    state["melds"][0] = [*state["melds"][0], meld(*threes, rank="3")]
+    for side in state["bonus_cards"]:
+        for card in threes:
+            if card in side:
+                side.remove(card)
+    return [p for p in api.validate({"state": state})["problems"]
+            if p["path"].startswith("/state/melds/0/1")]
+
+
 def test_black_threes_are_never_melded_and_named_so() -> None:
     """seed 001 (Regeländerungen) 'Dreien' (every three is laid out at once, never melded);
-    VARIANTS.md modern-american; issue 15 defect 5. A black three in a meld is refused as a black
-    three (BLACK_THREES_NOT_MELDABLE, its own sentence), in ``validate`` as in ``check``; a red
-    three stays RED_THREE_NOT_MELDABLE."""
-    state = mtable({0: ["KC", "9C", "8D"]}, melds=([NINES], []), turn=PLAY)
-    state["melds"][0] = [*state["melds"][0], meld("3S", "3S", "3C", rank="3")]
-    for side in state["bonus_cards"]:
-        for card in ("3S", "3S", "3C"):
-            if card in side:
-                side.remove(card)
-    problems = api.validate({"state": state})["problems"]
-    blacks = [p for p in problems if p["path"].startswith("/state/melds/0/1")]
-    assert blacks and {p["code"] for p in blacks} == {"BLACK_THREES_NOT_MELDABLE"}, problems
+    VARIANTS.md modern-american; issue 15 defect 5. A meld of black threes is a problem named
+    for black threes (BLACK_THREES_NOT_MELDABLE, its own sentence), not "red threes are never
+    melded"; a meld of red threes stays RED_THREE_NOT_MELDABLE."""
+    blacks = _threes_melded("3S", "3S", "3C")
+    assert blacks and {p["code"] for p in blacks} == {"BLACK_THREES_NOT_MELDABLE"}, blacks
     assert all("black" in p["message"].lower() for p in blacks)
-    red = mtable({0: ["KC", "9C", "8D"]}, melds=([NINES], []), turn=PLAY)
-    red["melds"][0] = [*red["melds"][0], meld("3H", "3H", "3D", rank="3")]
-    for side in red["bonus_cards"]:
-        for card in ("3H", "3H", "3D"):
-            if card in side:
-                side.remove(card)
-    codes = {p["code"] for p in api.validate({"state": red})["problems"]
-             if p["path"].startswith("/state/melds/0/1")}
-    assert codes == {"RED_THREE_NOT_MELDABLE"}
+    assert {p["code"] for p in _threes_melded("3H", "3H", "3D")} == {"RED_THREE_NOT_MELDABLE"}
