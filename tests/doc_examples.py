@@ -15,6 +15,11 @@ the document shows, and the example's output must match it:
   list (``[1, 2, …]``) more items may follow; as a member of an object (``{"id": 1, …}``) more
   keys may follow; inside a string (``"Der Stapel ist …"``) any text goes there.
 
+When a ``text`` block follows instead (headers, an exit status: output that is not one JSON
+document), the output must be that text, line by line (CR and trailing blanks dropped): ``…``
+inside a line stands for any text there (``date: …``), a line of ``…`` alone for any number of
+lines.
+
 Without a shown answer the example must succeed and print something.
 """
 
@@ -42,6 +47,8 @@ class Example:
     line: int
     script: str
     shown: str | None
+    #: what the shown answer is: ``json`` (compared as JSON) or ``text`` (compared as text)
+    kind: str = "json"
 
     def __str__(self) -> str:
         return f"{self.document}:{self.line}"
@@ -70,10 +77,10 @@ def examples(path: Path) -> list[Example]:
     for i, (line, info, body, after) in enumerate(found):
         if info not in ("sh", "bash", "shell") or not is_example(body):
             continue
-        shown = None
-        if i + 1 < len(found) and found[i + 1][1] == "json" and not after.strip():
-            shown = found[i + 1][2]
-        out.append(Example(str(path.relative_to(ROOT)), line, body, shown))
+        shown, kind = None, "json"
+        if i + 1 < len(found) and found[i + 1][1] in ("json", "text") and not after.strip():
+            shown, kind = found[i + 1][2], found[i + 1][1]
+        out.append(Example(str(path.relative_to(ROOT)), line, body, shown, kind))
     return out
 
 
@@ -172,6 +179,29 @@ def differences(shown: Any, actual: Any, path: str = "") -> list[str]:
     return []
 
 
+def _lines(text: str) -> list[str]:
+    return [line.replace("\r", "").rstrip() for line in text.strip("\r\n").splitlines()]
+
+
+def _lines_match(shown: list[str], actual: list[str]) -> bool:
+    """A line ``…`` stands for any number of lines; ``…`` inside a line for any text there."""
+    if not shown:
+        return not actual
+    if shown[0] == ELLIPSIS:
+        return any(_lines_match(shown[1:], actual[k:]) for k in range(len(actual) + 1))
+    pattern = ".*".join(re.escape(part) for part in shown[0].split(ELLIPSIS))
+    return bool(actual) and re.fullmatch(pattern, actual[0]) is not None and _lines_match(
+        shown[1:], actual[1:])
+
+
+def text_differences(shown: str, actual: str) -> list[str]:
+    """Where the output differs from a shown ``text`` block."""
+    if _lines_match(_lines(shown), _lines(actual)):
+        return []
+    return ["the output is\n" + "\n".join(_lines(actual)) + "\nthe document shows\n"
+            + "\n".join(_lines(shown))]
+
+
 def check(example: Example, base_url: str, cwd: Path) -> list[str]:
     """What is wrong with the example when run (empty: it does what the document says)."""
     proc = run(example, base_url, cwd)
@@ -181,6 +211,8 @@ def check(example: Example, base_url: str, cwd: Path) -> list[str]:
         return [f"{example}: printed nothing"]
     if example.shown is None:
         return []
+    if example.kind == "text":
+        return [f"{example}: {d}" for d in text_differences(example.shown, proc.stdout)]
     try:
         actual = json.loads(proc.stdout)
     except json.JSONDecodeError:

@@ -137,6 +137,23 @@ def test_every_refusal_cites_a_section_of_docs(variant: str) -> None:
 
 
 @pytest.mark.parametrize("variant", [v.id for v in VARIANTS])
+def test_every_refusal_cites_its_own_variant_page(variant: str) -> None:
+    """As docs/wire-format.md "Citations" says: the same code cites each variant's own page (a
+    refusal that is not about a rule of the game cites the wire format), never another
+    variant's page, whose section may say something else."""
+    own = (f"docs/variants/{variant}.md#", "docs/wire-format.md#")
+    wrong = {}
+    for vid, options, rules in RULESETS:
+        if vid != variant:
+            continue
+        for code, (key, _, _) in CODES.items():
+            citation = rules.source(key)
+            if not citation.startswith(own):
+                wrong[(code, key, str(options))] = citation
+    assert not wrong, wrong
+
+
+@pytest.mark.parametrize("variant", [v.id for v in VARIANTS])
 def test_rule_table_sections_cite_docs(variant: str) -> None:
     """The rule table as `GET /v1/variants/{id}` shows it: each section's source resolves, and
     the variant's own page is where its sections point (its rules are explained there)."""

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.doc_examples import Example, blocks, check, differences, examples, parse_shown
+from tests.doc_examples import Example, blocks, check, differences, examples, parse_shown, text_differences
 from tests.servers import Service
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,6 +67,17 @@ def test_a_wrong_answer_is_caught(server: Service, tmp_path: Path) -> None:
                  tmp_path)
     assert differences(parse_shown('"Der Stapel …"'), "Der Stapel ist eingefroren") == []
     assert differences(parse_shown('"Der Stapel …"'), "Die Karte") != []
+    # a text block: line by line, `…` for any text
+    headers = "HTTP/1.1 200 OK\r\ndate: Tue, 01 Dec 2026\r\nx-cache: miss\r\n\r\n"
+    assert text_differences("HTTP/1.1 200 OK\ndate: …\nx-cache: miss", headers) == []
+    assert text_differences("HTTP/1.1 200 OK\n…\nx-cache: miss", headers) == []
+    assert text_differences("HTTP/1.1 200 OK\ndate: …\nx-cache: hit", headers) != []
+    assert text_differences("HTTP/1.1 200 OK\ndate: …", headers) != []
+    assert text_differences("…\nx-cache: miss", headers) == []
+    assert text_differences("x-cache: miss\n…", headers) != []
+    script = "curl -s -o /dev/null -D - localhost:8000/v1/variants | grep -i '^content-language'"
+    assert not check(Example("x", 1, script, "content-language: en", "text"), server.url, tmp_path)
+    assert check(Example("x", 1, script, "content-language: de", "text"), server.url, tmp_path)
 
 
 def test_readme_test_command_is_what_ci_runs() -> None:

@@ -29,6 +29,7 @@ SOURCES: dict[str, str] = {
                  "(ohne wilde Karten)')",
     "discard": f"{DOC}#discarding ({ASS} pp. 2-3)",
     "pile.blocked": f"{DOC}#a-blocked-pile ({ASS} p. 2: 'Die schwarze Drei')",
+    "pile.wild_top": f"{DOC}#a-blocked-pile ({ASS} p. 3; {PAGAT}: 'The Play in Classic Canasta')",
     "pile.frozen": f"{DOC}#the-frozen-pile ({ASS} p. 3: 'Liegt eine wilde Karte (quer) ... "
                    "eingefroren')",
     "pile.buried": f"{DOC}#cards-under-the-top-card ({PAGAT}: 'The Play in Classic Canasta')",

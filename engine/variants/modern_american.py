@@ -31,6 +31,8 @@ SOURCES: dict[str, str] = {
                  "cards)",
     "discard": f"{DOC}#discarding ({MA}: discard restrictions)",
     "pile.blocked": f"{DOC}#a-blocked-pile ({MA}: taking the pile)",
+    "pile.wild_top": f"{DOC}#a-blocked-pile ({MA}: taking the pile; a wild card matches no "
+                     "natural pair)",
     "pile.frozen": f"{DOC}#the-frozen-pile ({MA}: always frozen, a natural pair)",
     "pile.buried": f"{DOC}#cards-under-the-top-card ({MA}: taking the pile)",
     "pile.one_card": f"{DOC}#a-one-card-pile ({MA})",
