@@ -29,6 +29,7 @@ from schema import handlers
 from . import logs, openapi, ui
 from .cache import Cache, Entry
 from .metrics import Metrics
+from .protocol import OVERLOADED, RETRY_AFTER
 from .settings import CACHEABLE, Settings
 
 log = logging.getLogger("canasta.http")
@@ -84,6 +85,8 @@ _STATUS_TEXT: dict[int, tuple[str, str, str]] = {
           "Keine GraphQL-Anfrage: {reason}."),
     403: ("ORIGIN_NOT_ALLOWED", "Pages from this origin may not call the API (CORS_ORIGINS).",
           "Seiten dieser Herkunft dürfen die API nicht aufrufen (CORS_ORIGINS)."),
+    503: ("OVERLOADED", "The service is busy; try again in {seconds} s.",
+          "Der Dienst ist ausgelastet; bitte in {seconds} s erneut versuchen."),
 }
 #: the headers of every JSON answer of ``/v1/*`` and ``/graphql``: the language of its text (the
 #: one ``Accept-Language`` asked for; English for the catalogue, which has no German) and that
@@ -309,6 +312,38 @@ class BodyLimit:
             await status_problem(413, lang, limit=self.limit)(scope, receive, send)
 
 
+class Gate:
+    """Refusals made before the routes, from the request line and headers:
+
+    - 503 ``OVERLOADED`` with ``Retry-After`` for a request ``service.protocol`` marked: one past
+      ``MAX_IN_FLIGHT`` that was pipelined behind an answer not yet sent (the protocol answers
+      the others itself, at once)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refusal: Response | None = None
+        extensions = scope.get("extensions")
+        if extensions and OVERLOADED in extensions:
+            refusal = status_problem(503, self.lang(scope), headers={
+                "Retry-After": str(RETRY_AFTER)}, seconds=RETRY_AFTER)
+        if refusal is None:
+            await self.app(scope, receive, send)
+        else:
+            await refusal(scope, receive, send)
+
+    @staticmethod
+    def lang(scope: Scope) -> str:
+        for name, value in scope["headers"]:
+            if name == b"accept-language":
+                return language(value.decode("latin-1"))
+        return "en"
+
+
 class Cors:
     """CORS (the Fetch standard) for web pages of the origins in ``CORS_ORIGINS``.
 
@@ -510,9 +545,11 @@ def create_app(settings: Settings | None = None) -> Starlette:
     handlers_: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
         HTTPException: http_error, Exception: server_error}
     middleware = [Middleware(Observe, metrics=svc.metrics),
-                  # before BodyLimit, so a 413 carries the CORS headers a page needs to read it
+                  # before Gate and BodyLimit, so a 503, 415 or 413 carries the CORS headers a
+                  # page needs to read it
                   *([Middleware(Cors, origins=settings.cors_origins)]
                     if settings.cors_origins else []),
+                  Middleware(Gate),
                   Middleware(BodyLimit, limit=settings.max_body_bytes)]
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers_,
                     middleware=middleware)
