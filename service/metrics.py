@@ -38,6 +38,11 @@ class Metrics:
                                      "circuit breaker was open.", ("op",), registry=r)
         self.breaker_open = Gauge("canasta_redis_breaker_open", "1 while the Redis circuit "
                                   "breaker is open.", registry=r)
+        self.client_aborts = Counter("canasta_client_aborts", "Requests whose client went away "
+                                     "before its body arrived (reason `disconnect`), or whose "
+                                     "body did not arrive within BODY_TIMEOUT (`timeout`); no "
+                                     "answer, not counted in canasta_requests.",
+                                     ("op", "reason"), registry=r)
         self.engine_info = Gauge("canasta_engine_info", "1, labelled with the engine's cache id "
                                  "and build (compiled or python).", ("id", "build"), registry=r)
 

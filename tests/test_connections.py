@@ -2,7 +2,8 @@
 serve`` on a free loopback port, ``service/protocol.py``): idle and slow clients are closed on
 time while others get answers; an oversized header is refused without memory growth; past
 ``MAX_CONNECTIONS`` new clients are refused at once while ``/healthz`` answers; past
-``MAX_IN_FLIGHT`` a request gets 503 with ``Retry-After``; ``Connection: close`` from the start
+``MAX_IN_FLIGHT`` a request gets 503 with ``Retry-After``; an aborted upload is one log line and
+no 5xx; non-JSON bodies get 415; ``nosniff`` everywhere; ``Connection: close`` from the start
 of a shutdown, and a slow upload holds a shutdown no longer than ``BODY_TIMEOUT``.
 
 Raw sockets play the slow and idle clients; every attack goes to 127.0.0.1 only, bounded in
@@ -13,9 +14,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import selectors
 import signal
 import socket
+import struct
 import threading
 import time
 from collections.abc import Iterator
@@ -202,6 +205,41 @@ def until_closed_nonblocking(s: socket.socket, seen: dict[socket.socket, bytes])
         return seen.pop(s, b"")
 
 
+def test_a_body_that_trickles_is_cut_at_the_body_timeout() -> None:
+    body_timeout = 2.0
+    with service(BODY_TIMEOUT=str(body_timeout), LOG_LEVEL="info") as svc:
+        s = connect(svc.port)
+        # a first request on the connection, then a second whose body comes a byte a second
+        s.sendall(post_head("/v1/validate", len(BODY)) + BODY)
+        assert read_answer(s)[0] == 200
+        s.sendall(post_head("/v1/validate", len(BODY))[:-2] + b"Accept-Language: de\r\n\r\n")
+        started = time.monotonic()
+        s.settimeout(1)
+        data = b""
+        for byte in BODY[:20]:
+            try:
+                s.send(bytes([byte]))
+                data += s.recv(65536)
+            except TimeoutError:
+                continue
+            except OSError:
+                break
+            if data:
+                break
+        waited = time.monotonic() - started
+        assert body_timeout - 0.5 <= waited <= body_timeout + MARGIN
+        assert data.startswith(b"HTTP/1.1 408 ") and b"connection: close" in data, data
+        problem = json.loads(data.partition(b"\r\n\r\n")[2])
+        assert problem["code"] == "REQUEST_TIMEOUT" and "innerhalb von 2 s" in problem["detail"]
+        assert until_closed(s) == b""
+        s.close()
+        wait_for(lambda: metric(svc, "canasta_client_aborts_total", op="validate",
+                                reason="timeout") == 1, 10, "the abort is not counted")
+        assert metric(svc, "canasta_connections_closed_total", reason="body_timeout") == 1
+        lines = [json.loads(line) for line in svc.output().splitlines() if '"aborted"' in line]
+        assert [(a["op"], a["reason"]) for a in lines] == [("validate", "timeout")]
+
+
 # --- oversized headers --------------------------------------------------------------------------
 
 
@@ -349,6 +387,77 @@ def test_requests_past_the_in_flight_limit_get_503_with_retry_after() -> None:
         assert metric(svc, "canasta_requests_shed_total", reason="in_flight") == 3
         # answered by the protocol at once, without a task: not an app request
         assert metric(svc, "canasta_requests_total", op="validate", status="503") == 0
+
+
+# --- aborted uploads ----------------------------------------------------------------------------
+
+
+def test_aborted_uploads_are_one_log_line_each_and_no_5xx() -> None:
+    n = 300
+    with service(LOG_LEVEL="info") as svc:
+        before = len(svc.output())
+        for i in range(n):
+            s = held_request(svc.port, length=100_000)  # the app reads the body ...
+            s.sendall(b'{"state": {"hands": [' + b" " * 4000)  # ... which stops here
+            if i % 2:  # half of them reset instead of closing
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            s.close()
+        wait_for(lambda: metric(svc, "canasta_client_aborts_total", op="validate",
+                                reason="disconnect") == n, 20, "aborts not counted")
+        text = httpx.get(svc.url + "/metrics").text
+        assert not re.search(r'canasta_requests_total\{op="[^"]+",status="5\d\d"\}', text)
+        log = svc.output()[before:]
+        lines = [json.loads(line) for line in log.splitlines() if line.startswith("{")]
+        aborted = [line for line in lines if line["msg"] == "aborted"]
+        assert len(aborted) == n
+        assert {(a["op"], a["reason"], a["path"]) for a in aborted} == {
+            ("validate", "disconnect", "/v1/validate")}
+        assert "Traceback" not in log and not any("exc" in line for line in lines)
+        assert not any(line["level"] == "error" for line in lines)
+        assert sum(len(line) for line in log.splitlines() if '"aborted"' in line) < n * 250
+
+
+# --- media types, security headers --------------------------------------------------------------
+
+
+def test_non_json_bodies_get_415_and_every_answer_says_nosniff() -> None:
+    with service() as svc:
+        h = httpx.Client(base_url=svc.url, timeout=10)
+        deal = b'{"seed": 7}'
+        for media in ("application/json", "application/json; charset=utf-8",
+                      "Application/JSON", "application/merge-patch+json", None):
+            headers = {"content-type": media} if media else {}
+            r = h.post("/v1/deal", content=deal, headers=headers)
+            assert r.status_code == 200, (media, r.text)
+        for media in ("application/x-www-form-urlencoded", "text/plain", "multipart/form-data",
+                      "application/xml", "application/jsonx"):
+            for lang in ("en", "de"):
+                r = h.post("/v1/deal", content=deal, headers={"content-type": media,
+                                                             "accept-language": lang})
+                assert r.status_code == 415 and r.headers["accept"] == "application/json"
+                problem = r.json()
+                assert problem["code"] == "UNSUPPORTED_MEDIA_TYPE", problem
+                assert media in problem["detail"] and r.headers["content-language"] == lang
+        # curl -d: form-urlencoded, refused (the README uses --json)
+        r = h.post("/v1/legal-actions", data={"state": "x"})
+        assert r.status_code == 415
+        # GraphQL: POST only; GET /graphql is the GraphiQL page
+        r = h.get("/graphql", params={"query": "{ variants { id } }"})
+        assert r.status_code == 405 and r.headers["allow"] == "POST"
+        assert r.json()["code"] == "METHOD_NOT_ALLOWED"
+        page = h.get("/graphql", headers={"accept": "text/html"})
+        assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+        r = h.post("/graphql", json={"query": "{ variants { id } }"})
+        assert r.status_code == 200 and r.json()["data"]["variants"]
+        # nosniff on every answer; the HTML pages keep their CSP
+        answers = [h.get("/healthz"), h.get("/nothing"), h.get("/metrics"), h.get("/docs"),
+                   page, h.get("/openapi.json"), r, h.post("/v1/deal", content=b"{")]
+        for a in answers:
+            assert a.headers["x-content-type-options"] == "nosniff", a.url
+            assert a.headers.get_list("x-content-type-options") == ["nosniff"]
+        for a in (h.get("/docs"), page):
+            assert "default-src 'none'" in a.headers["content-security-policy"]
+        h.close()
 
 
 # --- shutdown -----------------------------------------------------------------------------------

@@ -166,6 +166,7 @@ def _provoke_http_codes(lang: dict[str, str]) -> dict[str, dict[str, Any]]:
             c.get("/v1/check", headers=lang),
             c.post("/v1/check", content=b"x" * 2048, headers=lang),
             c.get("/boom", headers=lang),
+            c.post("/v1/check", content=b"{}", headers={**lang, "Content-Type": "text/plain"}),
             c.get("/busy", headers=lang),
             c.post("/graphql", content=b"{", headers={**lang, "Content-Type": "application/json"}),
             c.options("/v1/check", headers={**lang, "Origin": "https://other.example",
