@@ -28,8 +28,8 @@ DOCS: dict[str, str] = {
     "BODY_TIMEOUT": "Seconds for a request's body to arrive after its headers; then 408 "
                     "`REQUEST_TIMEOUT` and the connection is closed. Also bounds how long a slow "
                     "upload holds a stopping server (`serve`).",
-    "KEEPALIVE_TIMEOUT": "Seconds an idle keep-alive connection is kept open between requests "
-                         "(`serve`).",
+    "KEEPALIVE_TIMEOUT": "Seconds an idle keep-alive connection stays open between requests; "
+                         "keep a load balancer's idle timeout shorter (`serve`).",
     "MAX_CONNECTIONS": "Open connections per worker. Past it the longest-idle connection (no "
                        "request in progress) is closed to make room; when every one is busy, "
                        "32 more may ask `/healthz` or `/readyz` only, others get 503 "
