@@ -101,6 +101,10 @@ TITLES: dict[str, str] = {
     "INTERNAL_ERROR": "Interner Fehler",
     "BAD_GRAPHQL_REQUEST": "Keine GraphQL-Anfrage",
     "ORIGIN_NOT_ALLOWED": "Herkunft nicht zugelassen",
+    "UNSUPPORTED_MEDIA_TYPE": "Nicht unterstützter Medientyp",
+    "OVERLOADED": "Überlastet",
+    "REQUEST_TIMEOUT": "Zeit für die Anfrage abgelaufen",
+    "HEADERS_TOO_LARGE": "Kopfzeilen zu groß",
     "HTTP_ERROR": "HTTP-Fehler",
 }
 

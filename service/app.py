@@ -11,12 +11,13 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
 import orjson
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -29,6 +30,7 @@ from schema import handlers
 from . import logs, openapi, ui
 from .cache import Cache, Entry
 from .metrics import Metrics
+from .protocol import OVERLOADED, RETRY_AFTER, TIMED_OUT
 from .settings import CACHEABLE, Settings
 
 log = logging.getLogger("canasta.http")
@@ -84,6 +86,11 @@ _STATUS_TEXT: dict[int, tuple[str, str, str]] = {
           "Keine GraphQL-Anfrage: {reason}."),
     403: ("ORIGIN_NOT_ALLOWED", "Pages from this origin may not call the API (CORS_ORIGINS).",
           "Seiten dieser Herkunft dürfen die API nicht aufrufen (CORS_ORIGINS)."),
+    415: ("UNSUPPORTED_MEDIA_TYPE", "The request body must be JSON (Content-Type: "
+          "application/json), not '{media}'.", "Der Anfragetext muss JSON sein (Content-Type: "
+          "application/json), nicht '{media}'."),
+    503: ("OVERLOADED", "The service is busy; try again in {seconds} s.",
+          "Der Dienst ist ausgelastet; bitte in {seconds} s erneut versuchen."),
 }
 #: the headers of every JSON answer of ``/v1/*`` and ``/graphql``: the language of its text (the
 #: one ``Accept-Language`` asked for; English for the catalogue, which has no German) and that
@@ -309,6 +316,62 @@ class BodyLimit:
             await status_problem(413, lang, limit=self.limit)(scope, receive, send)
 
 
+def json_media(content_type: bytes) -> bool:
+    """``application/json`` or ``application/<anything>+json``, any parameters (charset)."""
+    media = content_type.partition(b";")[0].strip().lower()
+    return media == b"application/json" or (media.startswith(b"application/")
+                                            and media.endswith(b"+json"))
+
+
+class Gate:
+    """Refusals made before the routes, from the request line and headers:
+
+    - 503 ``OVERLOADED`` with ``Retry-After`` for a request ``service.protocol`` marked: one past
+      ``MAX_IN_FLIGHT`` that was pipelined behind an answer not yet sent (the protocol answers
+      the others itself, at once);
+    - 415 ``UNSUPPORTED_MEDIA_TYPE`` for a ``POST /v1/*`` whose ``Content-Type`` is not JSON
+      (``application/json`` or ``application/*+json``, with any parameters). A request without
+      ``Content-Type`` is taken as JSON (a browser always sends one with a body; curl's ``-d``
+      sends ``application/x-www-form-urlencoded``, hence ``--json`` in the README);
+    - 405 (``Allow: POST``) for a GraphQL query over GET (``GET /graphql?query=…``): queries are
+      POSTed; ``GET /graphql`` without ``query`` is the GraphiQL page."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refusal: Response | None = None
+        extensions = scope.get("extensions")
+        if extensions and OVERLOADED in extensions:
+            refusal = status_problem(503, self.lang(scope), headers={
+                "Retry-After": str(RETRY_AFTER)}, seconds=RETRY_AFTER)
+        elif scope["method"] == "POST" and scope["path"].startswith("/v1/"):
+            for name, value in scope["headers"]:
+                if name == b"content-type":
+                    if not json_media(value):
+                        refusal = status_problem(415, self.lang(scope), headers={
+                            "Accept": JSON}, media=value.decode("latin-1")[:80])
+                    break
+        elif (scope["method"] == "GET" and scope["path"] == "/graphql"
+              and any(k == "query" for k, _ in parse_qsl(scope["query_string"].decode(
+                  "latin-1"), keep_blank_values=True))):
+            refusal = status_problem(405, self.lang(scope), headers={"Allow": "POST"})
+        if refusal is None:
+            await self.app(scope, receive, send)
+        else:
+            await refusal(scope, receive, send)
+
+    @staticmethod
+    def lang(scope: Scope) -> str:
+        for name, value in scope["headers"]:
+            if name == b"accept-language":
+                return language(value.decode("latin-1"))
+        return "en"
+
+
 class Cors:
     """CORS (the Fetch standard) for web pages of the origins in ``CORS_ORIGINS``.
 
@@ -417,8 +480,14 @@ def op_of(path: str) -> str:
     return op
 
 
+NOSNIFF = (b"x-content-type-options", b"nosniff")
+
+
 class Observe:
-    """Metrics and one JSON log line per request."""
+    """Metrics and one JSON log line per request; ``X-Content-Type-Options: nosniff`` on every
+    answer. A request whose client went away before its body arrived (``ClientDisconnect``;
+    also a body past ``BODY_TIMEOUT``, which ``service.protocol`` answered with 408) is a
+    client abort: counted in ``canasta_client_aborts``, one log line, no answer, no 500."""
 
     def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
         self.app, self.metrics = app, metrics
@@ -436,20 +505,35 @@ class Observe:
             if message["type"] == "http.response.start":
                 status = message["status"]
                 headers = message.get("headers", ())
+                if not any(k.lower() == NOSNIFF[0] for k, _ in headers):
+                    headers = [*headers, NOSNIFF]
+                    message = {**message, "headers": headers}
             await send(message)
 
+        aborted = None
         try:
             await self.app(scope, receive, observed)
+        except ClientDisconnect:
+            extensions = scope.get("extensions") or {}
+            aborted = "timeout" if TIMED_OUT in extensions else "disconnect"
         finally:
             seconds = time.perf_counter() - start
             op = op_of(scope["path"])
-            self.metrics.of(self.metrics.requests, op, str(status)).inc()
-            self.metrics.of(self.metrics.latency, op).observe(seconds)
+            if aborted is not None:
+                self.metrics.of(self.metrics.client_aborts, op, aborted).inc()
+            else:
+                self.metrics.of(self.metrics.requests, op, str(status)).inc()
+                self.metrics.of(self.metrics.latency, op).observe(seconds)
             if log.isEnabledFor(logging.INFO):
-                cache = next((v.decode() for k, v in headers if k == b"x-cache"), None)
-                log.info("request", extra={"fields": {
-                    "method": scope["method"], "path": scope["path"][:200], "op": op,
-                    "status": status, "cache": cache, "ms": round(seconds * 1000, 3)}})
+                if aborted is not None:
+                    log.info("aborted", extra={"fields": {
+                        "method": scope["method"], "path": scope["path"][:200], "op": op,
+                        "reason": aborted, "ms": round(seconds * 1000, 3)}})
+                else:
+                    cache = next((v.decode() for k, v in headers if k == b"x-cache"), None)
+                    log.info("request", extra={"fields": {
+                        "method": scope["method"], "path": scope["path"][:200], "op": op,
+                        "status": status, "cache": cache, "ms": round(seconds * 1000, 3)}})
 
 
 # --- errors -------------------------------------------------------------------------------------
@@ -510,9 +594,11 @@ def create_app(settings: Settings | None = None) -> Starlette:
     handlers_: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
         HTTPException: http_error, Exception: server_error}
     middleware = [Middleware(Observe, metrics=svc.metrics),
-                  # before BodyLimit, so a 413 carries the CORS headers a page needs to read it
+                  # before Gate and BodyLimit, so a 503, 415 or 413 carries the CORS headers a
+                  # page needs to read it
                   *([Middleware(Cors, origins=settings.cors_origins)]
                     if settings.cors_origins else []),
+                  Middleware(Gate),
                   Middleware(BodyLimit, limit=settings.max_body_bytes)]
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers_,
                     middleware=middleware)

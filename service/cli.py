@@ -37,11 +37,14 @@ def serve(argv: list[str]) -> int:
         parser.error("--workers must be at least 1")
     import uvicorn
 
-    # SIGTERM: stop accepting, let requests in flight finish (at most GRACEFUL_TIMEOUT s), exit
+    # SIGTERM: stop accepting, let requests in flight finish (at most GRACEFUL_TIMEOUT s), exit.
+    # The protocol is uvicorn's httptools one with bounds on every connection (MAX_HEADER_BYTES,
+    # HEADER_TIMEOUT, BODY_TIMEOUT, KEEPALIVE_TIMEOUT, MAX_CONNECTIONS, MAX_IN_FLIGHT: see
+    # service/protocol.py); no WebSocket (the API has none)
     uvicorn.run("service.app:create_app", factory=True, host=args.host, port=args.port,
                 workers=args.workers, access_log=False, log_level=env.log_level.lower(),
-                log_config=None, server_header=False,
-                timeout_graceful_shutdown=env.graceful_timeout)
+                log_config=None, server_header=False, http="service.protocol:RefereeProtocol",
+                ws="none", timeout_graceful_shutdown=env.graceful_timeout)
     return 0
 
 

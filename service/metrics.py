@@ -38,6 +38,11 @@ class Metrics:
                                      "circuit breaker was open.", ("op",), registry=r)
         self.breaker_open = Gauge("canasta_redis_breaker_open", "1 while the Redis circuit "
                                   "breaker is open.", registry=r)
+        self.client_aborts = Counter("canasta_client_aborts", "Requests whose client went away "
+                                     "before its body arrived (reason `disconnect`), or whose "
+                                     "body did not arrive within BODY_TIMEOUT (`timeout`); no "
+                                     "answer, not counted in canasta_requests.",
+                                     ("op", "reason"), registry=r)
         self.engine_info = Gauge("canasta_engine_info", "1, labelled with the engine's cache id "
                                  "and build (compiled or python).", ("id", "build"), registry=r)
 
@@ -53,5 +58,37 @@ class Metrics:
         return child
 
     def render(self) -> bytes:
-        """The Prometheus text exposition."""
-        return generate_latest(self.registry)
+        """The Prometheus text exposition (with the process's connection metrics)."""
+        return generate_latest(self.registry) + generate_latest(CONNECTIONS.registry)
+
+
+class ConnectionMetrics:
+    """What the HTTP protocol (``service.protocol``) counts: one set per process, as the
+    connections are the process's, not an app's."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.closed = Counter("canasta_connections_closed", "Connections the server closed or "
+                              "refused before a request was answered, by reason: "
+                              "`header_timeout`, `body_timeout`, `headers_too_large`, `evicted` "
+                              "(idle, closed for a new one past MAX_CONNECTIONS), `refused` (past "
+                              "MAX_CONNECTIONS and its reserve).", ("reason",), registry=r)
+        self.shed = Counter("canasta_requests_shed", "Requests answered 503 OVERLOADED before "
+                            "the app ran them, by reason: `in_flight` (MAX_IN_FLIGHT), "
+                            "`connections` (past MAX_CONNECTIONS).", ("reason",), registry=r)
+        self.open = Gauge("canasta_connections_open", "Open HTTP connections of this process.",
+                          registry=r)
+        self.in_flight = Gauge("canasta_requests_in_flight", "Requests of this process being "
+                               "read, queued or answered.", registry=r)
+        self._children: dict[tuple[str, str], Any] = {}
+
+    def count(self, metric: Counter, reason: str) -> None:
+        key = (metric._name, reason)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(reason)
+        child.inc()
+
+
+CONNECTIONS = ConnectionMetrics()

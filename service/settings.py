@@ -22,6 +22,25 @@ DOCS: dict[str, str] = {
     "GRACEFUL_TIMEOUT": "Seconds a stopping server (SIGTERM) lets requests in flight finish "
                         "before it cancels them (`serve`).",
     "LOG_LEVEL": "`debug`, `info` (one JSON line per request), `warning` or `error`.",
+    "MAX_HEADER_BYTES": "Largest request line plus header section; a larger one gets 431 "
+                        "`HEADERS_TOO_LARGE` and the connection is closed (`serve`).",
+    "HEADER_TIMEOUT": "Seconds for a request's line and headers to arrive, counted from the "
+                      "connection's accept (first request) or the request's first byte; then "
+                      "408 `REQUEST_TIMEOUT` (a connection that sent nothing is just closed) "
+                      "(`serve`).",
+    "BODY_TIMEOUT": "Seconds for a request's body to arrive after its headers; then 408 "
+                    "`REQUEST_TIMEOUT` and the connection is closed. Also bounds how long a slow "
+                    "upload holds a stopping server (`serve`).",
+    "KEEPALIVE_TIMEOUT": "Seconds an idle keep-alive connection stays open between requests; "
+                         "keep a load balancer's idle timeout shorter (`serve`).",
+    "MAX_CONNECTIONS": "Open connections per worker. Past it the longest-idle connection (no "
+                       "request in progress) is closed to make room; when every one is busy, "
+                       "32 more may ask `/healthz` or `/readyz` only, others get 503 "
+                       "`OVERLOADED`; beyond those a new connection is answered 503 and closed "
+                       "at once. Kept below the process's open-file limit (`serve`).",
+    "MAX_IN_FLIGHT": "Requests per worker being read, queued or answered; past it a request gets "
+                     "503 `OVERLOADED` with `Retry-After: 1` at once, except `/healthz` and "
+                     "`/readyz`. 0: no limit (`serve`).",
     "MAX_BODY_BYTES": "Largest request body; larger ones get 413 (also chunked bodies).",
     "MAX_ACTIONS": "Most actions in one `check`/`apply` request (at most 200, the wire bound); "
                    "more get 422 `TOO_MANY_ACTIONS`.",
@@ -129,6 +148,12 @@ class Settings:
     workers: int = 1
     graceful_timeout: int = 20
     log_level: str = "info"
+    max_header_bytes: int = 16 * 1024
+    header_timeout: float = 10.0
+    body_timeout: float = 15.0
+    keepalive_timeout: float = 5.0
+    max_connections: int = 1000
+    max_in_flight: int = 64
     max_body_bytes: int = 256 * 1024
     max_actions: int = 200
     cache_size: int = 4096
@@ -176,13 +201,19 @@ class Settings:
             ("MAX_ACTIONS", self.max_actions, 1, 200),
             ("MAX_BODY_BYTES", self.max_body_bytes, 1024, None),
             ("CACHE_SIZE", self.cache_size, 0, None),
+            ("MAX_HEADER_BYTES", self.max_header_bytes, 1024, None),
+            ("MAX_CONNECTIONS", self.max_connections, 1, None),
+            ("MAX_IN_FLIGHT", self.max_in_flight, 0, None),
             ("REDIS_BREAKER_FAILURES", self.redis_breaker_failures, 1, None),
             ("REDIS_BREAKER_SECONDS", self.redis_breaker_seconds, 0, None))
         for name, value, low, high in ranges:
             if value < low or high is not None and value > high:
                 raise SettingError(f"{name}: {value} is out of range ({low}..{high})" if high
                                    is not None else f"{name}: {value} is less than {low}")
-        for name, value in (("CACHE_TTL", self.cache_ttl), ("REDIS_TIMEOUT", self.redis_timeout)):
+        for name, value in (("CACHE_TTL", self.cache_ttl), ("REDIS_TIMEOUT", self.redis_timeout),
+                            ("HEADER_TIMEOUT", self.header_timeout),
+                            ("BODY_TIMEOUT", self.body_timeout),
+                            ("KEEPALIVE_TIMEOUT", self.keepalive_timeout)):
             if not value > 0:
                 raise SettingError(f"{name}: {value} must be more than 0")
         if self.redis_url:

@@ -25,6 +25,7 @@ from engine.reasons import CODES, message
 from schema import handlers, messages
 from schema.models import EXAMPLE_ACTIONS, EXAMPLE_STATE
 from service.app import _STATUS_TEXT, create_app
+from service.protocol import OVERLOADED, TEXT
 from service.settings import Settings
 from tests.playout import playout
 
@@ -151,13 +152,22 @@ def _provoke_http_codes(lang: dict[str, str]) -> dict[str, dict[str, Any]]:
         raise RuntimeError("boom")
 
     app.router.routes.append(Route("/boom", boom))
+
+    async def marked(scope: Any, receive: Any, send: Any) -> None:
+        """The app, with /busy marked as service.protocol marks a request past MAX_IN_FLIGHT."""
+        if scope["type"] == "http" and scope["path"] == "/busy":
+            scope = {**scope, "extensions": {OVERLOADED: {}}}
+        await app(scope, receive, send)
+
     out: dict[str, dict[str, Any]] = {}
-    with TestClient(app, raise_server_exceptions=False) as c:
+    with TestClient(marked, raise_server_exceptions=False) as c:
         answers = [
             c.get("/v2/nothing", headers=lang),
             c.get("/v1/check", headers=lang),
             c.post("/v1/check", content=b"x" * 2048, headers=lang),
             c.get("/boom", headers=lang),
+            c.post("/v1/check", content=b"{}", headers={**lang, "Content-Type": "text/plain"}),
+            c.get("/busy", headers=lang),
             c.post("/graphql", content=b"{", headers={**lang, "Content-Type": "application/json"}),
             c.options("/v1/check", headers={**lang, "Origin": "https://other.example",
                                             "Access-Control-Request-Method": "POST"}),
@@ -176,6 +186,16 @@ def test_every_http_level_problem_speaks_german() -> None:
     for code in en:
         german(en[code]["detail"], de[code]["detail"], code)
         german(en[code]["title"], de[code]["title"], code)
+
+
+def test_the_connection_level_problems_speak_german() -> None:
+    """408 and 431 are written by service.protocol itself (tests/test_connections.py meets them
+    on a real server); their texts and titles in both languages."""
+    for code, en, de in TEXT.values():
+        fmt = {"seconds": 2.5, "limit": 16384}
+        german(en.format(**fmt), de.format(**fmt), code)
+        assert code in messages.TITLES
+        german(messages.title(code, "en"), messages.title(code, "de"), code)
 
 
 def test_every_top_level_engine_problem_has_a_german_title_and_detail(http: TestClient) -> None:
@@ -211,7 +231,8 @@ def test_every_top_level_engine_problem_has_a_german_title_and_detail(http: Test
     assert re.fullmatch(r"Der Spielstand ist ungültig: \d+ Probleme?\.", summary), summary
     # every title the table knows is one of these codes (no stale entries)
     assert set(messages.TITLES) == set(cases) | {"UNKNOWN_VARIANT"} | {
-        code for code, _, _ in _STATUS_TEXT.values()} | {"HTTP_ERROR"}
+        code for code, _, _ in _STATUS_TEXT.values()} | {"HTTP_ERROR"} | {
+        code for code, _, _ in TEXT.values()}
 
 
 # --- field errors of the request models ---------------------------------------------------------

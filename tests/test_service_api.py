@@ -648,5 +648,6 @@ def test_graphql_limits_and_transport_errors(http: TestClient) -> None:
         assert d["__typename"] == "Problem" and d["code"] == "MALFORMED_REQUEST"
         assert d["problems"][0]["path"] == "" and d["status"] == 422
     is_problem(http.put("/graphql"), 405, "METHOD_NOT_ALLOWED")
+    # queries over POST only (issue 17): GET /graphql is the GraphiQL page
     r = http.get("/graphql", params={"query": "{ variants { id } }"})
-    assert r.status_code == 200 and r.json()["data"]["variants"]
+    assert is_problem(r, 405, "METHOD_NOT_ALLOWED") and r.headers["allow"] == "POST"

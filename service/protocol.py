@@ -1,0 +1,461 @@
+"""uvicorn's httptools protocol with a bound on everything a connection can hold.
+
+``canasta-referee serve`` runs uvicorn with ``http="service.protocol:RefereeProtocol"``. On top
+of uvicorn's own handling (its keep-alive timer, pipelining, flow control) each connection has:
+
+- a size limit for its request line and headers (``MAX_HEADER_BYTES``): httptools keeps a header
+  that has not ended in memory, without limit; past the limit the answer is 431 and the
+  connection is closed. Counted while the bytes arrive (so memory stays within the limit plus one
+  read of the socket) and exactly once the headers are complete;
+- a deadline for the request line and headers (``HEADER_TIMEOUT``), from the accept (first
+  request) or the request's first byte: uvicorn times out idle keep-alive connections only
+  after a first answer, never a connection that sends nothing or a byte a second. A connection
+  that sent nothing is closed; one with a part of a request gets 408;
+- a deadline for the body (``BODY_TIMEOUT``) from the end of the headers: then 408 (when the app
+  has not answered yet; the app sees the client gone) and the connection is closed. So a slow
+  upload also holds a stopping server for at most that long;
+- ``KEEPALIVE_TIMEOUT`` as uvicorn's idle timeout between requests.
+
+And per worker process:
+
+- ``MAX_CONNECTIONS``: past it, the connection idle longest (no request in progress: waiting
+  for a first byte, for the rest of its headers, or between requests) is closed to make room.
+  When every connection is busy, ``RESERVE`` more are accepted for ``/healthz`` and ``/readyz``
+  only (anything else there gets 503 ``OVERLOADED``); past those a new connection gets 503 at
+  once and is closed. The limit is kept below the open-file limit (raised to the hard limit
+  when it is lower), so accept never fails for want of a descriptor;
+- ``MAX_IN_FLIGHT``: a request whose headers arrive while that many are being read, queued or
+  answered gets 503 ``OVERLOADED`` with ``Retry-After`` (``/healthz`` and ``/readyz``
+  excepted). uvicorn runs each request as a task; tasks wait their turn on the one event loop,
+  so the decision is made here, where the count includes the queue, and not inside the app
+  (which sees a request only when its turn comes). The answer is written here too, at once and
+  without a task (in the request's language, with CORS headers for an allowed ``Origin``); its
+  body is read and dropped and the connection stays usable. Only a request pipelined behind
+  an answer not yet sent is left to the app, marked (``service.app.Gate`` answers it);
+- graceful shutdown that says so: once it begins every answer carries ``Connection: close``,
+  and a connection idle at that moment is kept ``DRAIN_SECONDS`` for one more request (answered
+  with ``Connection: close``) instead of being closed under a client that is sending one.
+
+The cost per request is a few attribute updates and, for a request whose headers or body span
+reads, one timer: about 3 µs of CPU over uvicorn's own protocol (bench/attack_connections.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import resource
+from collections import OrderedDict
+from typing import Any, ClassVar, NamedTuple
+
+import httptools
+from uvicorn.config import Config
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.server import ServerState
+
+from .metrics import CONNECTIONS
+
+log = logging.getLogger("canasta.http")
+
+#: paths that are never shed, and the only ones served on the reserve past MAX_CONNECTIONS
+EXEMPT = frozenset({"/healthz", "/readyz"})
+EXEMPT_RAW = frozenset(p.encode() for p in EXEMPT)
+#: connections past MAX_CONNECTIONS accepted for EXEMPT paths while no connection is idle
+RESERVE = 32
+#: seconds a connection idle when shutdown begins stays open for one last request
+DRAIN_SECONDS = 1.0
+#: the ``Retry-After`` of a 503 OVERLOADED, in seconds
+RETRY_AFTER = 1
+#: open files kept for other uses (Redis, logs, the listening socket) below RLIMIT_NOFILE
+FD_HEADROOM = 64
+#: the scope extension that asks the app to answer 503 OVERLOADED (``service.app.Gate``)
+OVERLOADED = "canasta.overloaded"
+#: the scope extension that tells the app a body did not arrive in time (``service.app.Observe``)
+TIMED_OUT = "canasta.body_timeout"
+
+#: problem texts of the answers this module writes itself (the app's: ``service.app``)
+TEXT: dict[int, tuple[str, str, str]] = {
+    408: ("REQUEST_TIMEOUT", "The request did not arrive within {seconds:g} s.",
+          "Die Anfrage kam nicht innerhalb von {seconds:g} s an."),
+    431: ("HEADERS_TOO_LARGE", "The request line and headers are larger than {limit} bytes.",
+          "Anfragezeile und Kopfzeilen sind größer als {limit} Bytes."),
+}
+
+
+class Limits(NamedTuple):
+    """The settings this module uses, read once per worker process."""
+
+    max_header_bytes: int
+    header_timeout: float
+    body_timeout: float
+    keepalive_timeout: float
+    max_connections: int
+    max_in_flight: int
+    cors_origins: tuple[str, ...]
+
+    @staticmethod
+    def from_env() -> Limits:
+        from .settings import Settings
+
+        s = Settings.from_env()
+        return Limits(s.max_header_bytes, s.header_timeout, s.body_timeout,
+                      s.keepalive_timeout, fd_bounded(s.max_connections), s.max_in_flight,
+                      s.cors_origins)
+
+
+def fd_bounded(max_connections: int) -> int:
+    """``max_connections`` or less, so that the connections, the reserve and ``FD_HEADROOM``
+    fit the open-file limit; the soft limit is first raised as far as the hard one allows."""
+    need = max_connections + RESERVE + FD_HEADROOM
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < need:
+        target = need if hard == resource.RLIM_INFINITY else min(need, hard)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):
+            pass
+    if soft != resource.RLIM_INFINITY and soft < need:
+        bounded = max(1, soft - RESERVE - FD_HEADROOM)
+        log.warning("MAX_CONNECTIONS lowered to fit the open-file limit", extra={"fields": {
+            "max_connections": max_connections, "used": bounded, "nofile": soft}})
+        return bounded
+    return max_connections
+
+
+def problem_bytes(status: int, lang: str, headers: bytes = b"", close: bool = True,
+                  body_too: bool = True, **fmt: Any) -> bytes:
+    """A whole HTTP/1.1 answer with a problem document (``Connection: close`` unless ``close``
+    is False; no body for a HEAD request, ``body_too`` False)."""
+    from .app import LANG_HEADERS, PROBLEM, render, status_problem
+
+    if status in TEXT:
+        from schema import handlers
+
+        code, en, de = TEXT[status]
+        body = render(handlers.problem(status, code, (de if lang == "de" else en).format(**fmt),
+                                       lang)[1])
+    else:
+        body = bytes(status_problem(status, lang, **fmt).body)
+    reason = {408: b"Request Timeout", 431: b"Request Header Fields Too Large",
+              503: b"Service Unavailable"}[status]
+    head = [b"HTTP/1.1 %d %s" % (status, reason), b"content-type: " + PROBLEM.encode(),
+            b"content-length: %d" % len(body), b"x-content-type-options: nosniff",
+            *(b"%s: %s" % pair for pair in LANG_HEADERS[lang])]
+    if close:
+        head.append(b"connection: close")
+    return b"\r\n".join(head) + b"\r\n" + headers + b"\r\n" + (body if body_too else b"")
+
+
+async def _no_app(scope: Any, receive: Any, send: Any) -> None:  # (Cors wants an app)
+    raise NotImplementedError
+
+
+class _Stop(Exception):  # noqa: N818 (not an error: stops httptools mid-feed)
+    """Raised in a parser callback once the connection has been answered and is closing."""
+
+
+class RefereeProtocol(HttpToolsProtocol):
+    """``HttpToolsProtocol`` with the bounds of this module's docstring."""
+
+    limits: ClassVar[Limits | None] = None
+    #: shutdown has begun in this process: every answer closes its connection
+    draining: ClassVar[bool] = False
+    #: connections with no request in progress, longest idle first (the ones to close first)
+    idle: ClassVar[OrderedDict[RefereeProtocol, None]] = OrderedDict()
+    _answers: ClassVar[dict[tuple[Any, ...], bytes]] = {}
+
+    def __init__(self, config: Config, server_state: ServerState, app_state: dict[str, Any],
+                 _loop: asyncio.AbstractEventLoop | None = None) -> None:
+        super().__init__(config, server_state, app_state, _loop)
+        limits = RefereeProtocol.limits
+        if limits is None:  # the first connection of this worker process
+            limits = RefereeProtocol.limits = Limits.from_env()
+            CONNECTIONS.open.set_function(lambda: len(server_state.connections))
+            CONNECTIONS.in_flight.set_function(lambda: len(server_state.tasks))
+        self.lim = limits
+        self.timeout_keep_alive = limits.keepalive_timeout  # type: ignore[assignment]
+        self.timer: asyncio.TimerHandle | None = None
+        self.timer_at: float | None = None
+        # the phase of the current request: waiting for or reading its line and headers
+        # (``begun`` once a byte of it came), or reading its body (``in_body``). A deadline is
+        # set at the end of the read in which its phase began (a read that also ends the phase
+        # costs no clock and no timer); the first request's header deadline runs from the
+        # accept
+        self.begun = False
+        self.in_body = False
+        self.head_deadline: float | None = None
+        self.body_deadline: float | None = None
+        # bytes of request line and headers so far: a lower bound, checked against the limit
+        # as they come, and an upper bound: while it is within the limit, the exact count at
+        # the end of the headers is not needed
+        self.head_bytes = 0
+        self.head_upper = 0
+        self.exact = False  # count the headers exactly at their end (set per read)
+        self.completed = False  # a request ended during the current read
+        self.probation = False  # past MAX_CONNECTIONS: EXEMPT paths only
+        self.closing = False
+        self.discarding = False  # answered 503 at once: the body is read and dropped
+        self.close_after = False  # ... and then the connection closed
+
+    # --- connection ---------------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        lim = self.lim
+        if len(self.connections) > lim.max_connections and not self.evict_one():
+            if len(self.connections) > lim.max_connections + RESERVE:
+                CONNECTIONS.count(CONNECTIONS.closed, "refused")
+                self.answer_and_close(503, "en")
+                return
+            self.probation = True
+        self.idle[self] = None
+        self.head_deadline = self.loop.time() + lim.header_timeout
+        self.retime()
+
+    def evict_one(self) -> bool:
+        """Close the connection idle longest to make room; False when none is idle."""
+        while self.idle:
+            victim, _ = self.idle.popitem(last=False)
+            if victim.transport is not None and not victim.transport.is_closing():
+                CONNECTIONS.count(CONNECTIONS.closed, "evicted")
+                victim.close()
+                return True
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.idle.pop(self, None)
+        self.cancel_timer()
+        super().connection_lost(exc)
+
+    def close(self) -> None:
+        self.closing = True
+        self.idle.pop(self, None)
+        self.cancel_timer()
+        self.transport.close()
+
+    def answer_and_close(self, status: int, lang: str, **fmt: Any) -> None:
+        """Write a ready-made problem answer (with ``Connection: close``) and close."""
+        key = (status, lang, *sorted(fmt.items()))
+        answer = self._answers.get(key)
+        if answer is None:
+            extra = b"retry-after: %d\r\n" % RETRY_AFTER if status == 503 else b""
+            answer = self._answers[key] = problem_bytes(
+                status, lang, extra, **{"seconds": RETRY_AFTER, **fmt})
+        self.transport.write(answer)
+        self.close()
+
+    # --- reading ------------------------------------------------------------------------------
+
+    def data_received(self, data: bytes) -> None:
+        if self.closing:
+            return
+        self._unset_keepalive_if_required()
+        lim = self.lim
+        in_head = not self.in_body and (self.begun or self.head_deadline is not None)
+        self.exact = self.head_upper + len(data) > lim.max_header_bytes
+        self.completed = False
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserCallbackError as exc:
+            if isinstance(exc.__context__, _Stop):
+                return
+            self.bad_request()
+            return
+        except httptools.HttpParserError:
+            self.bad_request()
+            return
+        except httptools.HttpParserUpgrade:  # no WebSocket here (uvicorn runs with ws="none")
+            self._unsupported_upgrade_warning()
+        if self.closing:
+            return
+        if self.begun and not self.in_body:  # the read ends inside a request line or headers
+            if in_head and not self.completed:  # all of it was: count it
+                self.head_bytes += len(data)
+                self.head_upper += len(data)
+                if self.head_bytes > lim.max_header_bytes:
+                    self.too_large()
+                    return
+            else:  # a part of it (a request ended or a body was read before): at most all
+                self.head_upper = len(data)
+        self.retime()
+
+    def bad_request(self) -> None:
+        msg = "Invalid HTTP request received."
+        self.logger.warning(msg)
+        self.send_400_response(msg)
+        self.closing = True
+        self.idle.pop(self, None)
+        self.cancel_timer()
+
+    def too_large(self) -> None:
+        CONNECTIONS.count(CONNECTIONS.closed, "headers_too_large")
+        self.answer_and_close(431, "en", limit=self.lim.max_header_bytes)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._unset_keepalive_if_required()  # (a request after a shed one, in the same read)
+        self.begun = True
+
+    def on_headers_complete(self) -> None:
+        lim = self.lim
+        if self.exact and len(self.url) + sum(
+                len(k) + len(v) + 4 for k, v in self.headers) > lim.max_header_bytes:
+            self.too_large()
+            raise _Stop
+        self.head_deadline = None
+        self.head_bytes = self.head_upper = 0
+        self.in_body = True
+        self.idle.pop(self, None)
+        reason = None
+        if self.probation:
+            reason = "connections"
+        elif lim.max_in_flight and len(self.tasks) >= lim.max_in_flight:
+            reason = "in_flight"
+        if reason is not None and httptools.parse_url(self.url).path not in EXEMPT_RAW:
+            CONNECTIONS.count(CONNECTIONS.shed, reason)
+            if self.cycle is None or self.cycle.response_complete:
+                self.shed()  # at once, without a task: the queue is what is too long
+                return
+            # pipelined behind an answer not yet sent: the app answers 503 in its turn
+            super().on_headers_complete()
+            self.scope.setdefault("extensions", {})[OVERLOADED] = {"retry_after": RETRY_AFTER}
+            self.cycle.keep_alive = False
+            return
+        super().on_headers_complete()
+        if self.draining or self.probation:
+            self.cycle.keep_alive = False
+
+    def shed(self) -> None:
+        """Answer 503 OVERLOADED now, in the request's language (with CORS headers for an
+        allowed ``Origin``); its body, if any, is read and dropped. The connection stays open
+        unless it is on the reserve, shutdown has begun, or the client asked to close."""
+        from .app import language
+
+        lang, origin = "en", None
+        for name, value in self.headers:
+            if name == b"accept-language":
+                lang = language(value.decode("latin-1"))
+            elif name == b"origin":
+                origin = value
+        keep = (not self.draining and not self.probation and self.parser.should_keep_alive()
+                and self.parser.get_http_version() == "1.1")
+        head = self.parser.get_method() == b"HEAD"
+        extra = b"retry-after: %d\r\n" % RETRY_AFTER
+        if origin is not None:
+            from .app import Cors
+
+            cors = Cors(_no_app, self.lim.cors_origins)
+            allowed = cors.any or origin in cors.origins
+            extra += b"".join(b"%s: %s\r\n" % pair for pair in cors.headers(origin, allowed))
+        key = (503, lang, keep, head, extra)
+        answer = self._answers.get(key)
+        if answer is None:
+            answer = self._answers[key] = problem_bytes(
+                503, lang, extra, close=not keep, body_too=not head, seconds=RETRY_AFTER)
+            if len(self._answers) > 256:  # (origins vary: keep the table small)
+                self._answers.clear()
+        self.transport.write(answer)
+        self.discarding = True
+        self.close_after = not keep
+
+    def on_body(self, body: bytes) -> None:
+        if not self.discarding:
+            super().on_body(body)
+
+    def on_message_complete(self) -> None:
+        self.in_body = self.begun = False
+        self.body_deadline = None
+        self.completed = True
+        if not self.discarding:
+            super().on_message_complete()
+            return
+        self.discarding = False
+        if self.close_after:
+            self.close()
+            raise _Stop
+        self.idle[self] = None
+        self.timeout_keep_alive_task = self.loop.call_later(
+            self.timeout_keep_alive, self.timeout_keep_alive_handler)
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing() and self.cycle.response_complete:
+            self.idle[self] = None  # (taken out at the headers: so it goes last, idle shortest)
+
+    # --- deadlines ----------------------------------------------------------------------------
+
+    def retime(self) -> None:
+        """One timer, at the deadline of the current phase (set now if it began in this read);
+        none between requests (uvicorn's keep-alive timer) or while the app answers."""
+        at: float | None = None
+        if self.in_body:
+            if self.body_deadline is None:
+                self.body_deadline = self.loop.time() + self.lim.body_timeout
+            at = self.body_deadline
+        elif self.begun or self.head_deadline is not None:
+            if self.head_deadline is None:
+                self.head_deadline = self.loop.time() + self.lim.header_timeout
+            at = self.head_deadline
+        if at == self.timer_at:
+            return
+        if self.timer is not None:
+            self.timer.cancel()
+        self.timer = self.loop.call_at(at, self.expired) if at is not None else None
+        self.timer_at = at
+
+    def cancel_timer(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = self.timer_at = None
+
+    def expired(self) -> None:
+        self.timer = self.timer_at = None
+        if self.closing or self.transport.is_closing():
+            return
+        if self.in_body:
+            self.body_timeout()
+        elif self.draining and not self.begun:
+            self.close()  # idle through the drain: nothing to say
+        else:
+            CONNECTIONS.count(CONNECTIONS.closed, "header_timeout")
+            if self.begun:  # a part of a request came: say why it ends
+                self.answer_and_close(408, "en", seconds=self.lim.header_timeout)
+            else:
+                self.close()
+
+    def body_timeout(self) -> None:
+        from .app import language
+
+        CONNECTIONS.count(CONNECTIONS.closed, "body_timeout")
+        cycle = self.cycle
+        if cycle is None or cycle.response_started or cycle.response_complete:
+            self.close()  # answered already (or answering): nothing more to say
+            return
+        lang = "en"
+        for name, value in self.headers:
+            if name == b"accept-language":
+                lang = language(value.decode("latin-1"))
+        cycle.scope.setdefault("extensions", {})[TIMED_OUT] = {"seconds": self.lim.body_timeout}
+        cycle.disconnected = True  # the app's receive() gives http.disconnect; its sends are dropped
+        cycle.message_event.set()
+        self.answer_and_close(408, lang, seconds=self.lim.body_timeout)
+
+    # --- shutdown -----------------------------------------------------------------------------
+
+    def shutdown(self) -> None:
+        """Called by uvicorn once graceful shutdown begins: answers from now on close their
+        connection; an idle connection may still send one request within DRAIN_SECONDS."""
+        RefereeProtocol.draining = True
+        if self.closing or self.transport.is_closing():
+            return
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete:
+            cycle.keep_alive = False  # in progress: answered with Connection: close
+            return
+        if self.begun:  # a part of the next request came: its header deadline still holds
+            return
+        self._unset_keepalive_if_required()
+        self.head_deadline = min(self.head_deadline or float("inf"),
+                                 self.loop.time() + DRAIN_SECONDS)
+        self.retime()
