@@ -443,7 +443,7 @@ class _Prepared(SchemaExtension):
 schema = strawberry.Schema(query=Query, extensions=[_Prepared])
 
 
-#: the limits' problems: code -> setting, English, German ({found}, {limit})
+#: the limits' problems: code -> setting, English, German ({found}, {limit}, {schema})
 _LIMITS: dict[str, tuple[str, str, str]] = {
     "TOO_MANY_TOKENS": ("GRAPHQL_MAX_TOKENS", "more than {limit} tokens",
                         "mehr als {limit} Tokens"),
@@ -460,9 +460,11 @@ _LIMITS: dict[str, tuple[str, str, str]] = {
                          "{found} Aliasse, höchstens {limit}"),
     "TOO_COSTLY": ("GRAPHQL_MAX_COST",
                    "an estimated cost of {found} (per `legalActions`, `check` and `apply`: 1 + "
-                   "the cards in the hand to move + the actions given), at most {limit}",
+                   "the cards in the hand to move + the actions given; per `__schema`: {schema}), "
+                   "at most {limit}",
                    "geschätzte Kosten {found} (je `legalActions`, `check` und `apply`: 1 + die "
-                   "Karten der Hand am Zug + die übergebenen Aktionen), höchstens {limit}"),
+                   "Karten der Hand am Zug + die übergebenen Aktionen; je `__schema`: {schema}), "
+                   "höchstens {limit}"),
 }
 #: a document nested deeper than its fields may be, counting fragments
 _DEEPER = ("fields and fragments nested more than {found} deep, fields at most {limit}",
@@ -488,7 +490,8 @@ class _Refused(Exception):
             setting, en_text, de_text = _LIMITS[e.code]
             if e.code == "TOO_DEEP" and e.at_least:
                 en_text, de_text = _DEEPER
-            text = (de_text if de else en_text).format(found=e.found, limit=e.limit)
+            text = (de_text if de else en_text).format(found=e.found, limit=e.limit,
+                                                       schema=graphql_cost.SCHEMA_COST)
             problems.append({"code": e.code, "path": "/query",
                              "message": f"{text[0].upper()}{text[1:]} ({setting})."})
         first = problems[0]["message"]

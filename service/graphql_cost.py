@@ -16,8 +16,8 @@ past any of these limits:
 - ``cost``: per root field that lists or judges actions (``legalActions``, ``check``,
   ``apply``): 1 + the cards in the hand of the seat to move in its ``state`` + the actions it is
   given. A legal-action list grows with that hand (a 151-card hand: 1,199 actions), a check or
-  apply with its actions. Root fields with the same response name count once (GraphQL merges
-  them into one call).
+  apply with its actions. Per root ``__schema``: ``SCHEMA_COST``. Root fields with the same
+  response name count once (GraphQL merges them into one call).
 
 Fields, repeats and aliases are summed over the whole document (every operation and fragment is
 validated); the cost is that of the costliest operation (one is run).
@@ -43,6 +43,9 @@ from graphql.language import Token, TokenKind
 
 #: root fields whose answers list or judge actions, and so cost by hand and actions
 ACTION_FIELDS = frozenset({"legalActions", "check", "apply"})
+#: the cost of a root ``__schema``: an introspection of the whole schema (GraphiQL's query runs
+#: about 17 ms, as long as a typed legal-action list of a 60-card hand)
+SCHEMA_COST = 100
 
 
 @dataclass(frozen=True)
@@ -171,9 +174,12 @@ def _hand(state: Any) -> int:
 
 
 def _cost(roots: tuple[FieldNode, ...], variables: dict[str, Any] | None) -> int:
-    """The cost of an operation's root fields that list or judge actions."""
+    """The cost of an operation's costly root fields."""
     total = 0
     for node in roots:
+        if node.name.value == "__schema":
+            total += SCHEMA_COST
+            continue
         args: dict[str, Any] = {}
         for arg in node.arguments or ():
             try:
@@ -188,7 +194,8 @@ def _cost(roots: tuple[FieldNode, ...], variables: dict[str, Any] | None) -> int
 @dataclass(frozen=True)
 class Measured:
     """A document's limits exceeded whatever the variables (``static``), and what the cost
-    reads: per operation, its root fields that list or judge actions."""
+    reads: per operation, its root fields that cost (``legalActions``, ``check``, ``apply``,
+    ``__schema``)."""
 
     static: tuple[Exceeded, ...]
     roots: tuple[tuple[FieldNode, ...], ...]
@@ -213,7 +220,8 @@ def measure(document: DocumentNode, limits: Limits) -> Measured:
     try:
         shapes = [walk.selections(operation.selection_set, 0) for operation in operations]
         roots = tuple(tuple(node for node in shape.first.values()
-                            if node.name.value in ACTION_FIELDS) for shape in shapes)
+                            if node.name.value in ACTION_FIELDS or node.name.value == "__schema")
+                      for shape in shapes)
         # a fragment no operation spreads is validated all the same: measured on its own
         shapes += [walk.fragment(name, 0) for name in walk.fragments if name not in walk.done]
     except _TooDeep:

@@ -192,6 +192,12 @@ def test_many_action_lists_on_a_big_state_are_refused(http: TestClient,
                       for i in range(3))
     refused(post(http, "query($s: JSON!) { " + checks + " }", s={"hands": [], "turn": {}}),
             "TOO_COSTLY")  # 3 x 201
+    # introspecting the whole schema costs 100 (GraphiQL's query once is fine, see below)
+    schemas = "{ " + " ".join(f"s{i}: __schema {{ queryType {{ name }} }}" for i in range(5)) + " }"
+    assert len(data(post(http, schemas))) == 5
+    body = refused(post(http, schemas.replace("s0:", "s5: __schema { queryType { name } } s0:")),
+                   "TOO_COSTLY")
+    assert body["problems"][0]["message"].startswith("An estimated cost of 600 (")
     # the same response name twice is one call (GraphQL merges it), so it costs once
     merged = LISTS % " ".join([TYPED] * 3)
     assert len(data(post(http, merged, s=big))["legalActions"]["actions"]) == 1199
