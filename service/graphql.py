@@ -340,8 +340,9 @@ class Query:
 
 # --- cost: parsed, measured and validated once per document ----------------------------------
 
-#: bytes a parsed token holds in memory (its token, syntax node and position: about 450 measured)
-TOKEN_BYTES = 500
+#: bytes a parsed and measured token holds in memory, at most (its token, syntax node, position
+#: and measure: 430 to 620 measured, tracemalloc)
+TOKEN_BYTES = 650
 #: memory for parsed documents per process (strawberry's ParserCache bounds entries only: 512
 #: documents of 4,000 tokens hold about 900 MB); a document of more than an eighth of it is
 #: parsed anew each time
