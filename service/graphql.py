@@ -373,11 +373,15 @@ class _Documents:
         self.size = 0
 
     def get(self, query: str) -> _Parsed:
-        """The query parsed and measured; raises the parser's ``GraphQLError``."""
+        """The query parsed and measured; raises ``_Refused`` for a query past the token or
+        the field limit found before parsing, and the parser's ``GraphQLError``."""
         hit = self.entries.get(query)
         if hit is not None:
             self.entries.move_to_end(query)
             return hit
+        exceeded = graphql_cost.prescan(query, self.max_tokens, self.limits.fields)
+        if exceeded:
+            raise _Refused(exceeded)
         document = parse(query, max_tokens=self.max_tokens)
         measured = graphql_cost.measure(document, self.limits)
         if measured.static:
@@ -444,33 +448,35 @@ class _Prepared(SchemaExtension):
 schema = strawberry.Schema(query=Query, extensions=[_Prepared])
 
 
-#: the limits' problems: code -> setting, English, German ({found}, {limit}, {schema})
-_LIMITS: dict[str, tuple[str, str, str]] = {
-    "TOO_MANY_TOKENS": ("GRAPHQL_MAX_TOKENS", "more than {limit} tokens",
+#: the limits' problems: code -> setting, English, German ({found}, {limit}, {schema}); where
+#: a count stopped at the limit (``Exceeded.at_least``), the second English and German
+_LIMITS: dict[str, tuple[str, str, str, str, str]] = {
+    "TOO_MANY_TOKENS": ("GRAPHQL_MAX_TOKENS", "", "", "more than {limit} tokens",
                         "mehr als {limit} Tokens"),
     "TOO_DEEP": ("GRAPHQL_MAX_DEPTH", "fields nested {found} deep, at most {limit}",
-                 "Felder {found} Ebenen tief verschachtelt, höchstens {limit}"),
+                 "Felder {found} Ebenen tief verschachtelt, höchstens {limit}",
+                 "fields and fragments nested more than {found} deep, fields at most {limit}",
+                 "Felder und Fragmente mehr als {found} Ebenen tief verschachtelt, Felder "
+                 "höchstens {limit}"),
     "TOO_MANY_FIELDS": ("GRAPHQL_MAX_FIELDS",
                         "{found} field selections (fragments written out), at most {limit}",
-                        "{found} Feldauswahlen (Fragmente ausgeschrieben), höchstens {limit}"),
+                        "{found} Feldauswahlen (Fragmente ausgeschrieben), höchstens {limit}",
+                        "more than {limit} field selections",
+                        "mehr als {limit} Feldauswahlen"),
     "TOO_MANY_REPEATED_FIELDS": (
         "GRAPHQL_MAX_REPEATED_FIELDS",
         "{found} field selections repeat a name selected beside them, at most {limit}",
-        "{found} Feldauswahlen wiederholen einen Namen daneben, höchstens {limit}"),
+        "{found} Feldauswahlen wiederholen einen Namen daneben, höchstens {limit}", "", ""),
     "TOO_MANY_ALIASES": ("GRAPHQL_MAX_ALIASES", "{found} aliases, at most {limit}",
-                         "{found} Aliasse, höchstens {limit}"),
+                         "{found} Aliasse, höchstens {limit}", "", ""),
     "TOO_COSTLY": ("GRAPHQL_MAX_COST",
                    "an estimated cost of {found} (per `legalActions`, `check` and `apply`: 1 + "
-                   "the cards in the hand to move + the actions given; per `__schema`: {schema}), "
-                   "at most {limit}",
+                   "the cards in the hand to move + a quarter of the actions given; per "
+                   "`__schema`: {schema}), at most {limit}",
                    "geschätzte Kosten {found} (je `legalActions`, `check` und `apply`: 1 + die "
-                   "Karten der Hand am Zug + die übergebenen Aktionen; je `__schema`: {schema}), "
-                   "höchstens {limit}"),
+                   "Karten der Hand am Zug + ein Viertel der übergebenen Aktionen; je "
+                   "`__schema`: {schema}), höchstens {limit}", "", ""),
 }
-#: a document nested deeper than its fields may be, counting fragments
-_DEEPER = ("fields and fragments nested more than {found} deep, fields at most {limit}",
-           "Felder und Fragmente mehr als {found} Ebenen tief verschachtelt, Felder höchstens "
-           "{limit}")
 
 
 class _Refused(Exception):
@@ -488,9 +494,9 @@ class _Refused(Exception):
         de = lang == "de"
         problems = []
         for e in self.exceeded:
-            setting, en_text, de_text = _LIMITS[e.code]
-            if e.code == "TOO_DEEP" and e.at_least:
-                en_text, de_text = _DEEPER
+            setting, en_text, de_text, en_more, de_more = _LIMITS[e.code]
+            if e.at_least:
+                en_text, de_text = en_more, de_more
             text = (de_text if de else en_text).format(found=e.found, limit=e.limit,
                                                        schema=graphql_cost.SCHEMA_COST)
             problems.append({"code": e.code, "path": "/query",

@@ -46,7 +46,7 @@ DOCS: dict[str, str] = {
     "GRAPHQL_MAX_ALIASES": "Most aliases in a GraphQL document, fragments written out.",
     "GRAPHQL_MAX_COST": "Most estimated cost of a GraphQL query: per root `legalActions`, "
                         "`check` and `apply`, 1 + the cards in the hand of the seat to move "
-                        "+ the actions given; per root `__schema`, 100.",
+                        "+ a quarter of the actions given; per root `__schema`, 100.",
     "GRAPHQL_IDE": "`0`: no GraphiQL page at `GET /graphql` (a 404 there instead); the page "
                    "loads nothing from outside the service.",
     "BENCH_ECHO": "`1`: add `POST /v1/echo` (parse the JSON body, answer a small object), "
@@ -155,7 +155,7 @@ class Settings:
     graphql_max_fields: int = 300
     graphql_max_repeated_fields: int = 20
     graphql_max_aliases: int = 8
-    graphql_max_cost: int = 500
+    graphql_max_cost: int = 250
     graphql_ide: bool = True
     bench_echo: bool = False
     cors_origins: tuple[str, ...] = ("*",)
