@@ -17,8 +17,8 @@ past any of these limits:
   ``apply``): 1 + the cards in the hand of the seat to move in its ``state`` + a quarter of the
   actions it is given. A legal-action list grows with that hand (a 151-card hand: 1,199
   actions, typed in about 45 ms: some 0.3 ms a card), a check or apply with its actions (200
-  legal ones: about 20 ms, 0.1 ms each). Per root ``__schema``: ``SCHEMA_COST``. Root fields with the same
-  response name count once (GraphQL merges them into one call).
+  legal ones: about 20 ms, 0.1 ms each). Per root ``__schema``: ``SCHEMA_COST``. Root fields
+  with the same response name count once (GraphQL merges them into one call).
 
 Fields, repeats and aliases are summed over the whole document (every operation and fragment is
 validated); the cost is that of the costliest operation (one is run).
@@ -227,7 +227,7 @@ def measure(document: DocumentNode, limits: Limits) -> Measured:
                       for shape in shapes)
         # a fragment no operation spreads is validated all the same: measured on its own
         shapes += [walk.fragment(name, 0) for name in walk.fragments if name not in walk.done]
-    except _TooDeep:
+    except (_TooDeep, RecursionError):  # the guard keeps to 180 levels (GRAPHQL_MAX_DEPTH <= 60)
         return Measured((Exceeded("TOO_DEEP", max_nesting, limits.depth, at_least=True),), (),
                         limits.cost)
     total = _Shape()

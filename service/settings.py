@@ -38,7 +38,7 @@ DOCS: dict[str, str] = {
                           "comments); the parser stops at one more.",
     "GRAPHQL_MAX_DEPTH": "Most fields nested in fields in a GraphQL query (a root field is 1; "
                          "fragments add none, but fragments nested more than three times this "
-                         "deep count as too deep as well).",
+                         "deep count as too deep as well). At most 60.",
     "GRAPHQL_MAX_FIELDS": "Most field selections in a GraphQL document, every fragment "
                           "written out where it is spread.",
     "GRAPHQL_MAX_REPEATED_FIELDS": "Most field selections that repeat a response name already "
@@ -193,7 +193,7 @@ class Settings:
             ("MAX_BODY_BYTES", self.max_body_bytes, 1024, None),
             ("CACHE_SIZE", self.cache_size, 0, None),
             ("GRAPHQL_MAX_TOKENS", self.graphql_max_tokens, 1, None),
-            ("GRAPHQL_MAX_DEPTH", self.graphql_max_depth, 1, None),
+            ("GRAPHQL_MAX_DEPTH", self.graphql_max_depth, 1, 60),
             ("GRAPHQL_MAX_FIELDS", self.graphql_max_fields, 1, None),
             ("GRAPHQL_MAX_REPEATED_FIELDS", self.graphql_max_repeated_fields, 0, None),
             ("GRAPHQL_MAX_ALIASES", self.graphql_max_aliases, 0, None),

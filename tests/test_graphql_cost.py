@@ -307,6 +307,15 @@ def test_the_limits_are_settings(big: dict[str, Any]) -> None:
                  "GRAPHQL_MAX_TOKENS"):
         with pytest.raises(SettingError, match=name):
             Settings.from_env({name: "0"})
+    with pytest.raises(SettingError, match="GRAPHQL_MAX_DEPTH"):  # the guard's 180 levels
+        Settings.from_env({"GRAPHQL_MAX_DEPTH": "61"})
+    # at the most depth, a chain of 600 spreads still ends in the guard (180), not in recursion
+    with client(graphql_max_depth=60, graphql_max_tokens=20_000) as c:
+        chain = "{ ...F0 } " + " ".join(f"fragment F{i} on Query {{ ...F{i + 1} }}"
+                                        for i in range(600)) + " fragment F600 on Query { __typename }"
+        body = refused(post(c, chain), "TOO_DEEP")
+        assert "more than 180 deep" in body["detail"]
+        assert data(post(c, "{ " + "... on Query { " * 150 + "__typename" + " }" * 151))
     with pytest.raises(SettingError, match="GRAPHQL_MAX_ALIASES"):
         Settings.from_env({"GRAPHQL_MAX_ALIASES": "-1"})
     assert Settings.from_env({"GRAPHQL_MAX_ALIASES": "0"}).graphql_max_aliases == 0
