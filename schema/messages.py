@@ -100,6 +100,7 @@ TITLES: dict[str, str] = {
     "BODY_TOO_LARGE": "Anfragetext zu groß",
     "INTERNAL_ERROR": "Interner Fehler",
     "BAD_GRAPHQL_REQUEST": "Keine GraphQL-Anfrage",
+    "QUERY_TOO_COMPLEX": "Abfrage zu aufwendig",
     "ORIGIN_NOT_ALLOWED": "Herkunft nicht zugelassen",
     "UNSUPPORTED_MEDIA_TYPE": "Nicht unterstützter Medientyp",
     "OVERLOADED": "Überlastet",

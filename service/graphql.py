@@ -8,7 +8,11 @@ through the same validation, engine call and cache as REST.
 
 from __future__ import annotations
 
+import hashlib
 import sys
+from collections import OrderedDict
+from collections.abc import Iterator
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, cast
@@ -16,16 +20,20 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 import orjson
 import strawberry
 from cross_web import HTTPException
+from graphql import DocumentNode, GraphQLError, parse
 from starlette.requests import Request as StarletteRequest
+from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 from strawberry.asgi import GraphQL
-from strawberry.extensions import AddValidationRules, MaxTokensLimiter, ParserCache, ValidationCache
-from strawberry.extensions.max_aliases import create_validator
+from strawberry.extensions import SchemaExtension
+from strawberry.http import GraphQLRequestData
 from strawberry.scalars import JSON
+from strawberry.types import ExecutionResult
+
+from . import graphql_cost
 
 if TYPE_CHECKING:
     from starlette.requests import Request
-    from starlette.responses import Response
     from starlette.websockets import WebSocket
 
     from .app import Service
@@ -330,17 +338,177 @@ class Query:
         return _score(d) if status == 200 else _problem(d)
 
 
-# One alias rule class for the process: the validation cache is keyed by the rule classes, so a
-# limiter that makes a new class per request (strawberry's MaxAliasesLimiter as a factory) would
-# defeat it. No depth limit is needed: no type of this schema contains itself.
-_ALIASES = create_validator(8)
+# --- cost: parsed, measured and validated once per document ----------------------------------
 
-schema = strawberry.Schema(
-    query=Query,
-    extensions=[lambda: MaxTokensLimiter(max_token_count=4000),
-                lambda: AddValidationRules([_ALIASES]),
-                lambda: ParserCache(maxsize=512), lambda: ValidationCache(maxsize=512)],
-)
+#: bytes a parsed and measured token holds in memory, at most (its token, syntax node, position
+#: and measure: 430 to 620 measured, tracemalloc)
+TOKEN_BYTES = 650
+#: memory for parsed documents per process (strawberry's ParserCache bounds entries only: 512
+#: documents of 4,000 tokens hold about 900 MB); a document of more than an eighth of it is
+#: parsed anew each time
+DOCUMENT_BYTES = 8 << 20
+#: documents known to be valid (keys of 16 bytes)
+VALID_KEYS = 4096
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    """A query parsed and measured; ``key``: its tokens' digest (comments and spacing left out),
+    the validation cache's key; ``size``: its estimated memory."""
+
+    document: DocumentNode
+    measured: graphql_cost.Measured
+    key: bytes | None = None
+    size: int = 0
+
+
+class _Documents:
+    """Parsed and measured documents by query text, least recently used first, bounded by their
+    estimated memory. A document past a limit whatever its variables is not kept."""
+
+    def __init__(self, limits: graphql_cost.Limits, max_tokens: int,
+                 budget: int = DOCUMENT_BYTES) -> None:
+        self.limits, self.max_tokens, self.budget = limits, max_tokens, budget
+        self.entries: OrderedDict[str, _Parsed] = OrderedDict()
+        self.size = 0
+
+    def get(self, query: str) -> _Parsed:
+        """The query parsed and measured; raises ``_Refused`` for a query past the token or
+        the field limit found before parsing, and the parser's ``GraphQLError``."""
+        hit = self.entries.get(query)
+        if hit is not None:
+            self.entries.move_to_end(query)
+            return hit
+        exceeded = graphql_cost.prescan(query, self.max_tokens, self.limits.fields)
+        if exceeded:
+            raise _Refused(exceeded)
+        document = parse(query, max_tokens=self.max_tokens)
+        measured = graphql_cost.measure(document, self.limits)
+        if measured.static:
+            return _Parsed(document, measured)
+        text, tokens = graphql_cost.token_key(document)
+        key = None if text is None else hashlib.blake2b(text.encode(), digest_size=16).digest()
+        parsed = _Parsed(document, measured, key, len(query) + TOKEN_BYTES * tokens)
+        if parsed.size <= self.budget // 8:
+            self.entries[query] = parsed
+            self.size += parsed.size
+            while self.size > self.budget:
+                _, old = self.entries.popitem(last=False)
+                self.size -= old.size
+        return parsed
+
+
+#: digests of documents that passed validation (the schema and the rules are the process's);
+#: only passes are kept, as errors carry the positions of the document they were found in
+_valid: OrderedDict[bytes, None] = OrderedDict()
+
+
+class _Prepared(SchemaExtension):
+    """Parsing and validation as ``_View`` prepared them: the document it parsed and measured
+    (``context["parsed"]``), validated once per token digest, or the syntax error it found
+    (``context["syntax_error"]``). Without either, strawberry parses (with the token limit) and
+    validates."""
+
+    def _parsed(self) -> _Parsed | None:
+        context = self.execution_context.context
+        parsed = context.get("parsed") if isinstance(context, dict) else None
+        return parsed if isinstance(parsed, _Parsed) else None
+
+    def on_operation(self) -> Iterator[None]:
+        context = self.execution_context.context
+        if isinstance(context, dict) and "svc" in context:
+            max_tokens = context["svc"].settings.graphql_max_tokens
+            self.execution_context.parse_options["max_tokens"] = max_tokens
+        yield
+
+    def on_parse(self) -> Iterator[None]:
+        context = self.execution_context.context
+        error = context.get("syntax_error") if isinstance(context, dict) else None
+        if isinstance(error, GraphQLError):
+            raise error  # strawberry answers it as its own parser's error, without parsing again
+        parsed = self._parsed()
+        if parsed is not None:
+            self.execution_context.graphql_document = parsed.document
+        yield
+
+    def on_validate(self) -> Iterator[None]:
+        ctx = self.execution_context
+        parsed = self._parsed()
+        key = parsed.key if parsed is not None and ctx.graphql_document is parsed.document else None
+        if key is not None and key in _valid and ctx.pre_execution_errors is None:
+            _valid.move_to_end(key)
+            ctx.pre_execution_errors = []  # strawberry validates only while this is None
+        yield
+        if key is not None and ctx.pre_execution_errors == [] and key not in _valid:
+            _valid[key] = None
+            if len(_valid) > VALID_KEYS:
+                _valid.popitem(last=False)
+
+
+schema = strawberry.Schema(query=Query, extensions=[_Prepared])
+
+
+#: the limits' problems: code -> setting, English, German ({found}, {limit}, {schema}); where
+#: a count stopped at the limit (``Exceeded.at_least``), the second English and German
+_LIMITS: dict[str, tuple[str, str, str, str, str]] = {
+    "TOO_MANY_TOKENS": ("GRAPHQL_MAX_TOKENS", "", "", "more than {limit} tokens",
+                        "mehr als {limit} Tokens"),
+    "TOO_DEEP": ("GRAPHQL_MAX_DEPTH", "fields nested {found} deep, at most {limit}",
+                 "Felder {found} Ebenen tief verschachtelt, höchstens {limit}",
+                 "fields and fragments nested more than {found} deep, fields at most {limit}",
+                 "Felder und Fragmente mehr als {found} Ebenen tief verschachtelt, Felder "
+                 "höchstens {limit}"),
+    "TOO_MANY_FIELDS": ("GRAPHQL_MAX_FIELDS",
+                        "{found} field selections (fragments written out), at most {limit}",
+                        "{found} Feldauswahlen (Fragmente ausgeschrieben), höchstens {limit}",
+                        "more than {limit} field selections",
+                        "mehr als {limit} Feldauswahlen"),
+    "TOO_MANY_REPEATED_FIELDS": (
+        "GRAPHQL_MAX_REPEATED_FIELDS",
+        "{found} field selections repeat a name selected beside them, at most {limit}",
+        "{found} Feldauswahlen wiederholen einen Namen daneben, höchstens {limit}", "", ""),
+    "TOO_MANY_ALIASES": ("GRAPHQL_MAX_ALIASES", "{found} aliases, at most {limit}",
+                         "{found} Aliasse, höchstens {limit}", "", ""),
+    "TOO_COSTLY": ("GRAPHQL_MAX_COST",
+                   "an estimated cost of {found} (per `legalActions`, `check` and `apply`: 1 + "
+                   "the cards in the hand to move + a quarter of the actions given; per "
+                   "`__schema`: {schema}), at most {limit}",
+                   "geschätzte Kosten {found} (je `legalActions`, `check` und `apply`: 1 + die "
+                   "Karten der Hand am Zug + ein Viertel der übergebenen Aktionen; je "
+                   "`__schema`: {schema}), höchstens {limit}", "", ""),
+}
+
+
+class _Refused(Exception):
+    """A query past the limits, refused before validation: 400 ``QUERY_TOO_COMPLEX``."""
+
+    def __init__(self, exceeded: list[graphql_cost.Exceeded]) -> None:
+        super().__init__(exceeded)
+        self.exceeded = exceeded
+
+    def response(self, lang: str) -> Response:
+        from schema import handlers
+
+        from .app import LANG_HEADERS, PROBLEM, render
+
+        de = lang == "de"
+        problems = []
+        for e in self.exceeded:
+            setting, en_text, de_text, en_more, de_more = _LIMITS[e.code]
+            if e.at_least:
+                en_text, de_text = en_more, de_more
+            text = (de_text if de else en_text).format(found=e.found, limit=e.limit,
+                                                       schema=graphql_cost.SCHEMA_COST)
+            problems.append({"code": e.code, "path": "/query",
+                             "message": f"{text[0].upper()}{text[1:]} ({setting})."})
+        first = problems[0]["message"]
+        detail = (f"Die Abfrage ist zu aufwendig: {first[0].lower()}{first[1:]}" if de
+                  else f"The query is too complex: {first[0].lower()}{first[1:]}")
+        status, body = handlers.problem(400, "QUERY_TOO_COMPLEX", detail, lang,
+                                        problems=problems)
+        response = Response(render(body), status, media_type=PROBLEM)
+        response.raw_headers.extend(LANG_HEADERS[lang])
+        return response
 
 
 class _View(GraphQL[dict[str, Any], None]):
@@ -349,6 +517,35 @@ class _View(GraphQL[dict[str, Any], None]):
     def __init__(self, svc: Service) -> None:
         super().__init__(schema, graphql_ide="graphiql" if svc.settings.graphql_ide else None)
         self.svc = svc
+        s = svc.settings
+        self.documents = _Documents(graphql_cost.Limits(
+            depth=s.graphql_max_depth, fields=s.graphql_max_fields,
+            repeated=s.graphql_max_repeated_fields, aliases=s.graphql_max_aliases,
+            cost=s.graphql_max_cost), s.graphql_max_tokens)
+
+    async def execute_single(self, request: StarletteRequest, request_adapter: Any,
+                             sub_response: Any, context: dict[str, Any], root_value: None,
+                             request_data: GraphQLRequestData) -> ExecutionResult:
+        """Strawberry's execution, after the document is parsed and measured: past a limit
+        (``GRAPHQL_MAX_*``) it is refused, before it is validated or any resolver runs."""
+        query = request_data.query
+        if isinstance(query, str) and query:
+            try:
+                parsed = self.documents.get(query)
+            except GraphQLError as exc:
+                if exc.message.startswith("Syntax Error: Document contains more than"):
+                    limit = self.documents.max_tokens
+                    raise _Refused([graphql_cost.Exceeded("TOO_MANY_TOKENS", limit + 1, limit,
+                                                          at_least=True)]) from None
+                context["syntax_error"] = exc  # any other: strawberry reports it
+            else:
+                exceeded = parsed.measured.exceeded(request_data.variables)
+                if exceeded:
+                    raise _Refused(exceeded)
+                context["parsed"] = parsed
+        return await super().execute_single(
+            request=request, request_adapter=request_adapter, sub_response=sub_response,
+            context=context, root_value=root_value, request_data=request_data)
 
     async def render_graphql_ide(self, request: StarletteRequest) -> Response:
         """GraphiQL from this process's own files (``service.ui``), not strawberry's CDN page."""
@@ -384,6 +581,8 @@ class _View(GraphQL[dict[str, Any], None]):
             response = await self.run(request)
         except HTTPException as exc:
             response = status_problem(exc.status_code, lang, reason=_reason_text(exc.reason, lang))
+        except _Refused as refused:
+            response = refused.response(lang)
         else:
             if response.media_type == "application/json":  # not the GraphiQL page
                 response.raw_headers.extend(LANG_HEADERS[lang])

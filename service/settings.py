@@ -56,6 +56,19 @@ DOCS: dict[str, str] = {
     "REDIS_TIMEOUT": "Seconds for a Redis connect or command before it counts as a failure.",
     "REDIS_BREAKER_FAILURES": "Consecutive Redis failures that open the circuit breaker.",
     "REDIS_BREAKER_SECONDS": "Seconds the breaker stays open (Redis skipped) before a retry.",
+    "GRAPHQL_MAX_TOKENS": "Most tokens in a GraphQL document (names, punctuation, values, "
+                          "comments); the parser stops at one more.",
+    "GRAPHQL_MAX_DEPTH": "Most fields nested in fields in a GraphQL query (a root field is 1; "
+                         "fragments add none, but fragments nested more than three times this "
+                         "deep count as too deep as well). At most 60.",
+    "GRAPHQL_MAX_FIELDS": "Most field selections in a GraphQL document, every fragment "
+                          "written out where it is spread.",
+    "GRAPHQL_MAX_REPEATED_FIELDS": "Most field selections that repeat a response name already "
+                                   "selected beside them (validation compares each pair).",
+    "GRAPHQL_MAX_ALIASES": "Most aliases in a GraphQL document, fragments written out.",
+    "GRAPHQL_MAX_COST": "Most estimated cost of a GraphQL query: per root `legalActions`, "
+                        "`check` and `apply`, 1 + the cards in the hand of the seat to move "
+                        "+ a quarter of the actions given; per root `__schema`, 100.",
     "GRAPHQL_IDE": "`0`: no GraphiQL page at `GET /graphql` (a 404 there instead); the page "
                    "loads nothing from outside the service.",
     "BENCH_ECHO": "`1`: add `POST /v1/echo` (parse the JSON body, answer a small object), "
@@ -165,6 +178,12 @@ class Settings:
     redis_timeout: float = 0.05
     redis_breaker_failures: int = 3
     redis_breaker_seconds: float = 5.0
+    graphql_max_tokens: int = 4000
+    graphql_max_depth: int = 15
+    graphql_max_fields: int = 300
+    graphql_max_repeated_fields: int = 20
+    graphql_max_aliases: int = 8
+    graphql_max_cost: int = 250
     graphql_ide: bool = True
     bench_echo: bool = False
     cors_origins: tuple[str, ...] = ("*",)
@@ -204,6 +223,12 @@ class Settings:
             ("MAX_HEADER_BYTES", self.max_header_bytes, 1024, None),
             ("MAX_CONNECTIONS", self.max_connections, 1, None),
             ("MAX_IN_FLIGHT", self.max_in_flight, 0, None),
+            ("GRAPHQL_MAX_TOKENS", self.graphql_max_tokens, 1, None),
+            ("GRAPHQL_MAX_DEPTH", self.graphql_max_depth, 1, 60),
+            ("GRAPHQL_MAX_FIELDS", self.graphql_max_fields, 1, None),
+            ("GRAPHQL_MAX_REPEATED_FIELDS", self.graphql_max_repeated_fields, 0, None),
+            ("GRAPHQL_MAX_ALIASES", self.graphql_max_aliases, 0, None),
+            ("GRAPHQL_MAX_COST", self.graphql_max_cost, 1, None),
             ("REDIS_BREAKER_FAILURES", self.redis_breaker_failures, 1, None),
             ("REDIS_BREAKER_SECONDS", self.redis_breaker_seconds, 0, None))
         for name, value, low, high in ranges:
