@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from .cards import JOKER, REAL, WILD_RANK, is_black_three, is_red_three
 from .reasons import Words, hand_of
-from .rules import RuleSet
+from .rules import RuleSet, _memo
 from .state import Meld, State, Turn
 
 
@@ -103,6 +103,11 @@ def canasta_kinds(rules: RuleSet) -> tuple[str, ...]:
     """The kinds of canasta a ruleset scores apart: natural and mixed always; Modern American's
     pure sevens and aces and its wild canastas by cards; wild canastas where a house rule or
     the variant has them; Canastra Real."""
+    kinds: tuple[str, ...] = _memo(rules, "scoring.canasta_kinds", lambda: _canasta_kinds(rules))
+    return kinds
+
+
+def _canasta_kinds(rules: RuleSet) -> tuple[str, ...]:
     kinds = ["natural", "mixed"]
     kinds += [f"pure_{PLURALS[r]}" for r, _ in rules.pure_rank_canasta_bonus]
     if rules.wild_meld != "none":
@@ -164,6 +169,11 @@ def canasta_bonus(rules: RuleSet, meld: Meld) -> int:
 def incomplete_kinds(rules: RuleSet) -> tuple[str, ...]:
     """Modern American's penalised incomplete melds: sevens or pure aces, a wild-card meld
     (one holding all four jokers apart, where its penalty differs)."""
+    kinds: tuple[str, ...] = _memo(rules, "scoring.incomplete_kinds", lambda: _incomplete_kinds(rules))
+    return kinds
+
+
+def _incomplete_kinds(rules: RuleSet) -> tuple[str, ...]:
     kinds = [f"pure_{PLURALS[r]}" for r, _ in rules.incomplete_penalties]
     if rules.wild_meld_incomplete_penalty:
         kinds.append("wild")
@@ -204,6 +214,11 @@ def incomplete_penalty(rules: RuleSet, kind: str) -> int:
 def held_kinds(rules: RuleSet) -> tuple[str, ...]:
     """Modern American: the groups a player is penalised for holding at the end (aces,
     sevens)."""
+    kinds: tuple[str, ...] = _memo(rules, "scoring.held_kinds", lambda: _held_kinds(rules))
+    return kinds
+
+
+def _held_kinds(rules: RuleSet) -> tuple[str, ...]:
     return tuple(PLURALS[r] for r, _, _ in rules.held_group_penalty)
 
 
@@ -219,6 +234,11 @@ def going_out_kinds(rules: RuleSet) -> tuple[str, ...]:
     """How a side may go out, each with a bonus of its own: plain; concealed where it earns
     more; German rules: Blatt (where a partner can have melded), Hand and, by house rule, out
     on the first turn."""
+    kinds: tuple[str, ...] = _memo(rules, "scoring.going_out_kinds", lambda: _going_out_kinds(rules))
+    return kinds
+
+
+def _going_out_kinds(rules: RuleSet) -> tuple[str, ...]:
     kinds = [PLAIN]
     if rules.hand_canasta_bonus:
         if rules.players > rules.sides:
