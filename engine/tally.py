@@ -484,7 +484,8 @@ def _state_round(rules: RuleSet, data: Data, i: int) -> tuple[Tally | None, tupl
     except UnknownRules as exc:
         return None, None, [Problem(exc.refusal.code, at + exc.path, exc.refusal.params)]
     if theirs.fingerprint != rules.fingerprint:
-        return None, None, [Problem("ROUND_RULES_MISMATCH", at + "/variant", {
+        where = "/variant" if theirs.id != rules.id else "/options"
+        return None, None, [Problem("ROUND_RULES_MISMATCH", at + where, {
             "round": i, "variant": theirs.id, "fingerprint": theirs.fingerprint,
             "game": rules.id, "game_fingerprint": rules.fingerprint})]
     try:

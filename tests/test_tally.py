@@ -615,7 +615,7 @@ def test_a_contradicting_record_is_refused_round_by_round(http: TestClient) -> N
     base = [{"tally": TALLY_ROUND_0}]
     cases: list[tuple[list[Data], list[tuple[str, str]]]] = [
         (base + [{"state": over_other}], [("ROUND_RULES_MISMATCH", "/rounds/1/state/variant")]),
-        (base + [{"state": options}], [("ROUND_RULES_MISMATCH", "/rounds/1/state/variant")]),
+        (base + [{"state": options}], [("ROUND_RULES_MISMATCH", "/rounds/1/state/options")]),
         (base + [{"state": EXAMPLE_FULL_STATE}], [("ROUND_NOT_OVER",
                                                     "/rounds/1/state/turn/phase")]),
         (base + [{"state": hidden}], [("NEEDS_HIDDEN_INFO", "/rounds/1/state/hands/3")]),
