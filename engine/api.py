@@ -11,14 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import wire
+from . import scoring, wire
 from .deal import deal as deal_state
 from .legal import legal_actions as _legal
 from .play import NeedsHiddenInfo, apply_actions, check_actions
 from .reasons import IllegalAction, InvalidState, Problem, Refusal, UnknownRules, message
 from .rules import RuleSet
-from .scoring import ScoringNeedsHiddenInfo, score_deal
+from .scoring import DealScore, ScoringNeedsHiddenInfo, score_deal
 from .state import OVER, State
+from .tally import read_ledger, read_tally
 from .variants import VARIANTS, find_variant, rules_for
 
 Data = dict[str, Any]
@@ -178,3 +179,53 @@ def score(req: Data, lang: str = "en", rules: RuleSet | None = None) -> Data:
         return {"final": state.turn.phase == OVER, **score_deal(state).as_dict()}
     except ScoringNeedsHiddenInfo as exc:
         raise _hidden(Refusal("NEEDS_HIDDEN_INFO", {"what": exc.what}), state.rules, lang) from None
+
+
+def _invalid(code: str, problems: list[Problem], lang: str) -> OpError:
+    """INVALID_TALLY or INVALID_LEDGER with every problem (the summary counts them)."""
+    found = [_problem(p, "", lang) for p in problems]
+    return OpError(code, message(code, {"problems": _count(len(found))}, lang), found)
+
+
+def _request_rules(req: Data, lang: str) -> RuleSet:
+    try:
+        return wire.rules_of(req)
+    except UnknownRules as exc:
+        raise _rules_error(exc, "", lang) from None
+
+
+def score_tally(req: Data, lang: str = "en") -> Data:
+    """A deal's score from its tally (``engine.tally``): the answer of ``score``, always
+    ``final`` (a tally records a deal that is over). An impossible tally is INVALID_TALLY with
+    every problem and its path."""
+    rules = _request_rules(req, lang)
+    scores = req.get("scores")
+    problems: list[Problem] = []
+    if scores is not None and len(scores) != rules.sides:
+        problems.append(Problem("SIDE_COUNT_MISMATCH", "/scores",
+                                {"expected": rules.sides, "got": len(scores)}))
+    tally, found = read_tally(rules, req)
+    problems += found
+    if problems or tally is None:
+        raise _invalid("INVALID_TALLY", problems, lang)
+    before = tuple(scores) if scores is not None else tuple(0 for _ in range(rules.sides))
+    return {"final": True, **scoring.score_tally(rules, before, tally).as_dict()}
+
+
+def _round_data(index: int, minimums: tuple[int, ...], score: DealScore) -> Data:
+    deal = score.as_dict()
+    return {"round": index, "minimums": list(minimums), "sides": deal["sides"],
+            "scores": deal["scores"]}
+
+
+def game(req: Data, lang: str = "en") -> Data:
+    """A game so far from its rounds (tallies or finished states): the running totals and the
+    minimums per round, whether the game is over and who won. A record that contradicts
+    itself is INVALID_LEDGER with every problem and its path (``/rounds/{i}/...``)."""
+    rules = _request_rules(req, lang)
+    ledger, problems = read_ledger(rules, req.get("rounds") or [])
+    if problems or ledger is None:
+        raise _invalid("INVALID_LEDGER", problems, lang)
+    return {"rounds": [_round_data(r.index, r.minimums, r.score) for r in ledger.rounds],
+            "scores": list(ledger.scores), "game_over": ledger.game_over,
+            "winner": ledger.winner, "next_minimums": list(ledger.next_minimums)}

@@ -178,6 +178,81 @@ CODES: Final[dict[str, tuple[str, str, str]]] = {
                            "Der Zug widerspricht dem übrigen Spielstand: {detail}."),
     "PILE_VIEW_INCONSISTENT": ("pile.frozen", "The pile view contradicts itself: {detail}.",
                                "Die Sicht auf den Stapel widerspricht sich: {detail}."),
+    # -- problems of a tally (POST /v1/score/tally) and of a game's rounds (POST /v1/game)
+    "INVALID_TALLY": ("scoring", "The tally is impossible: {problems}.",
+                      "Die Abrechnung ist unmöglich: {problems}."),
+    "FIELD_NOT_IN_VARIANT": ("scoring", "'{field}' is not scored in this game ({variant} with "
+                             "these options).",
+                             "'{field}' wird in diesem Spiel nicht gewertet ({variant} mit diesen "
+                             "Optionen)."),
+    "NEGATIVE_COUNT": ("scoring", "'{field}' counts something: it cannot be negative ({value}).",
+                       "'{field}' zählt etwas: es kann nicht negativ sein ({value})."),
+    "HAND_POINTS_POSITIVE": ("scoring", "Cards left in hand count against the side: give "
+                             "'hand_points' as 0 or less, not {points}.",
+                             "Karten auf der Hand zählen gegen das Team: 'hand_points' ist 0 "
+                             "oder weniger, nicht {points}."),
+    "NOT_A_MULTIPLE_OF_FIVE": ("scoring", "Card values are multiples of 5: {points} is not.",
+                               "Kartenwerte sind Vielfache von 5: {points} ist keins."),
+    "MELDED_POINTS_TOO_LOW": ("canasta", "The canastas and melds of side {side} are worth at "
+                              "least {minimum}; its melded points say {points}.",
+                              "Die Canastas und Meldungen von Team {side} zählen mindestens "
+                              "{minimum}; seine Meldepunkte sagen {points}."),
+    "POINTS_EXCEED_DECK": ("scoring", "The melded and hand points of all sides come to {points}; "
+                           "all the deck's cards are worth {deck}.",
+                           "Melde- und Handpunkte aller Teams ergeben {points}; alle Karten des "
+                           "Spiels zählen zusammen {deck}."),
+    "TOO_MANY_CANASTAS": ("canasta", "More canastas than the cards allow: {detail}.",
+                          "Mehr Canastas, als die Karten erlauben: {detail}."),
+    "TOO_MANY_MELDS": ("melds", "More melds than a side can have: {detail}.",
+                       "Mehr Meldungen, als ein Team haben kann: {detail}."),
+    "TOO_MANY_THREES": ("threes.red", "{count} {colour} threes in all; the deck has {copies}.",
+                        "{count} {colour} Dreien insgesamt; das Spiel hat {copies}."),
+    "TOO_MANY_HELD_GROUPS": ("scoring", "More groups held than the cards allow: {detail}.",
+                             "Mehr gehaltene Gruppen, als die Karten erlauben: {detail}."),
+    "HELD_GROUPS_NEED_HAND_POINTS": ("scoring", "The groups held are worth at least {minimum} "
+                                     "in hand; the hand points say {points}.",
+                                     "Die gehaltenen Gruppen zählen auf der Hand mindestens "
+                                     "{minimum}; die Handpunkte sagen {points}."),
+    "GOING_OUT_NOT_IN_VARIANT": ("going_out.concealed", "Going out '{kind}' is not scored in "
+                                 "this game; it scores {allowed}.",
+                                 "Ausmachen '{kind}' wird in diesem Spiel nicht gewertet; es "
+                                 "wertet {allowed}."),
+    "GOING_OUT_NEEDS_CANASTAS": ("going_out", "Going out needs {needed} canasta(s); side {side} "
+                                 "has {count}.",
+                                 "Zum Ausmachen braucht ein Team {needed} Canasta(s); Team "
+                                 "{side} hat {count}."),
+    "TWO_SIDES_WENT_OUT": ("going_out", "One side goes out in a deal; sides {sides} say they "
+                           "did.",
+                           "In einer Runde macht ein Team aus; die Teams {sides} sagen es von "
+                           "sich."),
+    "HAND_AFTER_GOING_OUT": ("going_out", "Side {side} is one player, who went out: nothing is "
+                             "left in that hand.",
+                             "Team {side} ist ein Spieler, der ausgemacht hat: auf seiner Hand "
+                             "ist nichts übrig."),
+    "STOCK_EXHAUSTED_MISMATCH": ("stock_exhausted", "A deal ends when a side goes out or, with "
+                                 "nobody out, when the stock runs out: {detail}.",
+                                 "Eine Runde endet, wenn ein Team ausmacht, oder, wenn niemand "
+                                 "ausmacht, wenn der Stapel aufgebraucht ist: {detail}."),
+    "INVALID_LEDGER": ("target", "The game's rounds contradict each other: {problems}.",
+                       "Die Runden des Spiels widersprechen sich: {problems}."),
+    "ROUND_AFTER_GAME_OVER": ("target", "The game was over after round {over} (side {winner} "
+                              "won): round {round} cannot follow.",
+                              "Das Spiel war nach Runde {over} vorbei (Team {winner} hat "
+                              "gewonnen): Runde {round} kann nicht folgen."),
+    "ROUND_SCORES_MISMATCH": ("target", "Round {round}'s state gives the game scores before it "
+                              "as {given}; the rounds before it add up to {expected}.",
+                              "Der Spielstand von Runde {round} nennt als Spielstand davor "
+                              "{given}; die Runden davor ergeben {expected}."),
+    "ROUND_RULES_MISMATCH": ("target", "Round {round}'s state is a deal of other rules "
+                             "({variant}, fingerprint {fingerprint}) than the game's ({game}, "
+                             "fingerprint {game_fingerprint}).",
+                             "Der Spielstand von Runde {round} folgt anderen Regeln ({variant}, "
+                             "Fingerabdruck {fingerprint}) als das Spiel ({game}, Fingerabdruck "
+                             "{game_fingerprint})."),
+    "ROUND_NOT_OVER": ("target", "Round {round}'s state is not over (phase '{phase}'): a game "
+                       "records finished deals.",
+                       "Der Spielstand von Runde {round} ist nicht vorbei (Phase '{phase}'): "
+                       "ein Spiel verzeichnet beendete Runden."),
 }
 
 

@@ -26,9 +26,12 @@ REQUESTS: dict[str, type[BaseModel] | None] = {
     "check": models.ActionsRequest,
     "apply": models.ActionsRequest,
     "score": models.StateRequest,
+    "score-tally": models.TallyRequest,
+    "game": models.GameRequest,
 }
 
-_OPS: dict[str, Callable[[dict[str, Any], str], dict[str, Any]]] = {"deal": api.deal}
+_OPS: dict[str, Callable[[dict[str, Any], str], dict[str, Any]]] = {
+    "deal": api.deal, "score-tally": api.score_tally, "game": api.game}
 _STATE_OPS: dict[str, Callable[[dict[str, Any], str, RuleSet | None], dict[str, Any]]] = {
     "validate": api.validate,
     "legal-actions": api.legal_actions,

@@ -88,6 +88,8 @@ TITLES: dict[str, str] = {
     "MALFORMED_REQUEST": "Fehlerhafte Anfrage",
     "TOO_MANY_ACTIONS": "Zu viele Aktionen",
     "INVALID_STATE": "Ungültiger Spielstand",
+    "INVALID_TALLY": "Unmögliche Abrechnung",
+    "INVALID_LEDGER": "Widersprüchliches Spiel",
     "UNKNOWN_VARIANT": "Unbekannte Variante",
     "UNKNOWN_OPTION": "Unbekannte Option",
     "BAD_OPTION_VALUE": "Unzulässiger Optionswert",

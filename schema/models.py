@@ -548,6 +548,133 @@ class ActionsRequest(BaseModel):
     actions: Annotated[list[Action], Field(min_length=1, max_length=200)]
 
 
+# --- tallies and games (a score pad's counts; docs/wire-format.md, "Tallies") ---------------------
+
+Count = Annotated[int, Field(ge=-1_000_000, le=1_000_000), BeforeValidator(_integral)]
+GoingOut = Literal["plain", "concealed", "blatt", "hand", "first_turn"]
+
+
+def _count(description: str, default: int | None = None) -> Any:
+    """A count of a side's tally: 0 when left out; a field of some variants only is null
+    when left out, and refused in the others (FIELD_NOT_IN_VARIANT)."""
+    return Field(default, description=description)
+
+
+class TallySide(BaseModel):
+    """One side's deal as a score pad counts it. Which fields a variant scores is in
+    docs/wire-format.md ("Tallies"); a field of another variant is refused unless null."""
+
+    model_config = _config(
+        {"melded_points": 385, "mixed_canastas": 1, "red_threes": 1, "went_out": "plain"})
+    melded_points: Count = _count(
+        "Value of the cards in the side's melds (>= 0, a multiple of 5; without the bonuses).", 0)
+    hand_points: Count = _count(
+        "Value of the cards left in its players' hands, as a minus (<= 0): -45 for 45 points.",
+        0)
+    went_out: GoingOut | None = Field(
+        None, description="How a player of the side went out: plain; concealed (classic, "
+        "canastra); blatt, hand, first_turn (german); null: it did not.")
+    red_threes: Count = _count("Red threes laid out in front of the side.", 0)
+    black_threes: Count | None = _count("modern-american: black threes laid out.")
+    red_threes_in_hand: Count | None = _count(
+        "classic, german: red threes still in a hand of the side at the end (-500 each).")
+    natural_canastas: Count = _count(
+        "Natural (pure, clean) canastas; modern-american: of ranks other than sevens and aces.",
+        0)
+    mixed_canastas: Count = _count("Mixed (dirty) canastas, with wild cards.", 0)
+    pure_sevens_canastas: Count | None = _count("modern-american: canastas of sevens (2,500).")
+    pure_aces_canastas: Count | None = _count(
+        "modern-american: canastas of aces without wild cards (2,500).")
+    wild_canastas: Count | None = _count(
+        "Canastas of wild cards only: classic with option wild_canasta, german with "
+        "joker_canasta; modern-american: those not counted below (2,000).")
+    seven_twos_canastas: Count | None = _count(
+        "modern-american: wild canastas of seven twos (3,000).")
+    four_jokers_canastas: Count | None = _count(
+        "modern-american: wild canastas of four jokers and three twos (2,500).")
+    real_canastas: Count | None = _count(
+        "canastra with option canastra_real: Canastras Reais, suit sequences of seven (500).")
+    incomplete_pure_sevens_melds: Count | None = _count(
+        "modern-american: an incomplete meld of sevens (-2,500); 0 or 1.")
+    incomplete_pure_aces_melds: Count | None = _count(
+        "modern-american: an incomplete meld of aces without wild cards (-2,500); 0 or 1.")
+    incomplete_wild_melds: Count | None = _count(
+        "modern-american: an incomplete wild-card meld not holding all four jokers (-2,000); "
+        "0 or 1.")
+    incomplete_four_jokers_melds: Count | None = _count(
+        "modern-american: an incomplete wild-card meld holding all four jokers (-2,500, option "
+        "four_jokers_penalty); 0 or 1.")
+    held_aces_groups: Count | None = _count(
+        "modern-american: players of the side who ended holding three or more aces (-1,500 "
+        "each).")
+    held_sevens_groups: Count | None = _count(
+        "modern-american: players of the side who ended holding three or more sevens (-1,500 "
+        "each).")
+
+
+TallySides = Annotated[list[TallySide], Field(max_length=8)]
+
+
+class TallyDeal(BaseModel):
+    """A deal's tally: one entry per side, and how the deal ended where the variant scores it."""
+
+    model_config = _config()
+    sides: TallySides = Field(description="Per side: its counts.")
+    stock_exhausted: bool | None = Field(
+        None, description="german: the deal ended with the stock used up and nobody out (each "
+        "side loses 100); null: derived (true when nobody went out).")
+
+
+class TallyRequest(BaseModel):
+    """A finished deal as a score pad counts it, to be scored as ``score`` scores a state."""
+
+    model_config = _config()
+    variant: Name = Field("classic", description="Ruleset id.")
+    options: Options = Field({}, description="House rules and player count.")
+    scores: Scores | None = Field(
+        None, description="Each side's game score before this deal; null means all 0.")
+    sides: TallySides = Field(description="Per side: its counts.")
+    stock_exhausted: bool | None = Field(
+        None, description="german: the deal ended with the stock used up and nobody out (each "
+        "side loses 100); null: derived (true when nobody went out).")
+
+
+class TallyRound(BaseModel):
+    """A round recorded as a tally."""
+
+    model_config = _config()
+    tally: TallyDeal
+
+
+class StateRound(BaseModel):
+    """A round recorded as its final state (phase over, every hand known); its ``scores`` are
+    the game scores before the deal, the running totals of the rounds before it."""
+
+    model_config = _config()
+    state: State
+
+
+def _round(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """A round by its shape: ``{"state": ...}`` or ``{"tally": ...}``, so error locations carry
+    no union tag (``rounds/2/tally/sides``)."""
+    if isinstance(value, dict):
+        return (StateRound if "state" in value else TallyRound).model_validate(value)
+    return handler(value)
+
+
+GameRound = Annotated[TallyRound | StateRound, WrapValidator(_round)]
+
+
+class GameRequest(BaseModel):
+    """A game so far: its variant and options, and its rounds in order."""
+
+    model_config = _config()
+    variant: Name = Field("classic", description="Ruleset id.")
+    options: Options = Field({}, description="House rules and player count.")
+    rounds: Annotated[list[GameRound], Field(max_length=500)] = Field(
+        description="The deals played, in order: each a tally or a final state.")
+
+
 # --- responses ---------------------------------------------------------------------------------
 # No examples here: the OpenAPI document's answer examples are the service's own answers to its
 # request examples (service/examples.py).
@@ -659,6 +786,27 @@ class ScoreResponse(BaseModel):
     next_minimums: Scores = Field(
         description="Each side's initial-meld minimum next deal."
     )
+
+
+class RoundScore(BaseModel):
+    """One round of a game: the minimums the sides faced, the deal's score, the totals after."""
+
+    model_config = _config()
+    round: Size = Field(description="The round's index in the request.")
+    minimums: Scores = Field(description="Each side's initial-meld minimum in this round.")
+    sides: Annotated[list[SideScore], Field(max_length=8)]
+    scores: Scores = Field(description="Game scores per side after this round.")
+
+
+class GameResponse(BaseModel):
+    """A game so far: each round scored, the totals, and whether and by whom it is won."""
+
+    model_config = _config()
+    rounds: Annotated[list[RoundScore], Field(max_length=500)]
+    scores: Scores = Field(description="Game scores per side after the last round.")
+    game_over: bool
+    winner: Seat | None = Field(description="Winning side, when the game is over.")
+    next_minimums: Scores = Field(description="Each side's initial-meld minimum next deal.")
 
 
 class DealResponse(BaseModel):

@@ -465,7 +465,8 @@ class Cors:
 
 _OPS = {"/v1/variants": "variants", "/v1/deal": "deal", "/v1/validate": "validate",
         "/v1/legal-actions": "legal-actions", "/v1/check": "check", "/v1/apply": "apply",
-        "/v1/score": "score", "/graphql": "graphql", "/healthz": "healthz",
+        "/v1/score": "score", "/v1/score/tally": "score-tally", "/v1/game": "game",
+        "/graphql": "graphql", "/healthz": "healthz",
         "/readyz": "readyz", "/metrics": "metrics", "/openapi.json": "openapi",
         "/docs": "docs", "/v1/echo": "echo"}
 
@@ -570,6 +571,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         _op_route("/v1/deal", "deal"),
         *(_op_route(f"/v1/{op}", op) for op in ("validate", "legal-actions", "check", "apply",
                                                  "score")),
+        _op_route("/v1/score/tally", "score-tally"),
+        _op_route("/v1/game", "game"),
         Route("/graphql", graphql_app(svc), methods=["GET", "POST"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),

@@ -38,6 +38,17 @@ def _with_red_three_in_hand() -> dict[str, Any]:
     return state
 
 
+#: EXAMPLE_OVER_STATE's deal as a score pad counts it (``engine.tally.tally_to_data``)
+TALLY_CLASSIC: dict[str, Any] = {
+    "variant": "classic", "options": {"players": 4}, "scores": [650, -150], "sides": [
+        {"melded_points": 180, "hand_points": -65, "went_out": "plain", "red_threes": 1,
+         "mixed_canastas": 1},
+        {"melded_points": 80, "hand_points": -120, "red_threes": 1}]}
+#: a first deal that leaves the game at EXAMPLE_OVER_STATE's scores before its deal, 650 and -150
+TALLY_ROUND_0: dict[str, Any] = {"sides": [
+    {"melded_points": 150, "went_out": "plain", "red_threes": 1, "mixed_canastas": 1},
+    {"melded_points": 50, "hand_points": -300, "red_threes": 1}]}
+
 _BAD_CARD = copy.deepcopy(EXAMPLE_STATE)
 _BAD_CARD["hands"][0][3] = "XX"
 
@@ -89,6 +100,51 @@ REQUESTS: dict[str, dict[str, Example]] = {
         "over": Example("Seat 0 went out; every hand known", {"state": EXAMPLE_OVER_STATE}, 200),
         "hiddenCards": Example("Hands known only by their size cannot be scored",
                                {"state": EXAMPLE_STATE}, 422),
+    },
+    "score-tally": {
+        "classic": Example("The deal of score's example as a score pad counts it: the same "
+                           "answer", TALLY_CLASSIC, 200),
+        "modernAmerican": Example(
+            "Modern American: side 0 goes out with a canasta of sevens; side 1 has no canasta, "
+            "an incomplete wild-card meld and a player holding three aces", {
+                "variant": "modern-american", "scores": [3200, 4100], "sides": [
+                    {"melded_points": 215, "hand_points": -10, "went_out": "plain",
+                     "red_threes": 2, "black_threes": 1, "pure_sevens_canastas": 1,
+                     "mixed_canastas": 1},
+                    {"melded_points": 120, "hand_points": -150, "red_threes": 1,
+                     "incomplete_wild_melds": 1, "held_aces_groups": 1}]}, 200),
+        "german": Example(
+            "German rules: side 1 goes out without having melded before (Handcanasta, 1,000); "
+            "side 0 has no canasta, so its red threes count against it", {
+                "variant": "german", "sides": [
+                    {"melded_points": 150, "hand_points": -85, "red_threes": 2},
+                    {"melded_points": 260, "hand_points": -40, "went_out": "hand",
+                     "natural_canastas": 1, "mixed_canastas": 1}]}, 200),
+        "impossible": Example(
+            "An impossible tally: every problem with its JSON pointer", {
+                "variant": "classic", "sides": [
+                    {"melded_points": 40, "went_out": "plain", "red_threes": 3,
+                     "natural_canastas": 1, "wild_canastas": 1},
+                    {"melded_points": 95, "hand_points": 85, "went_out": "concealed",
+                     "red_threes": 2}]}, 422),
+    },
+    "game": {
+        "ledger": Example(
+            "Three rounds: a tally, the final state of score's example, a tally that wins the "
+            "game", {"variant": "classic", "options": {"players": 4}, "rounds": [
+                {"tally": TALLY_ROUND_0},
+                {"state": EXAMPLE_OVER_STATE},
+                {"tally": {"sides": [
+                    {"melded_points": 750, "went_out": "plain", "red_threes": 4,
+                     "natural_canastas": 4, "mixed_canastas": 2},
+                    {"melded_points": 100, "hand_points": -90}]}}]}, 200),
+        "contradiction": Example(
+            "A record that contradicts itself: a state whose game scores are not the running "
+            "totals, and a deal not over", {"variant": "classic", "rounds": [
+                {"tally": {"sides": [{"melded_points": 150, "mixed_canastas": 1,
+                                      "went_out": "plain"}, {"melded_points": 60}]}},
+                {"state": EXAMPLE_OVER_STATE},
+                {"state": EXAMPLE_FULL_STATE}]}, 422),
     },
 }
 

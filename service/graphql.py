@@ -177,6 +177,25 @@ class Score:
     next_minimums: list[int]
 
 
+@strawberry.type(description="One round of a game: the minimums faced, the deal's score, the "
+                             "totals after it.")
+class RoundScore:
+    round: int
+    minimums: list[int]
+    sides: list[SideScore]
+    scores: list[int]
+
+
+@strawberry.type(description="A game so far: each round scored, the totals, whether and by whom "
+                             "it is won.")
+class Game:
+    rounds: list[RoundScore]
+    scores: list[int]
+    game_over: bool
+    winner: int | None
+    next_minimums: list[int]
+
+
 VariantResult = Annotated[Variant | Problem, strawberry.union("VariantResult")]
 DealResult = Annotated[Deal | Problem, strawberry.union("DealResult")]
 ValidateResult = Annotated[Validation | Problem, strawberry.union("ValidateResult")]
@@ -184,6 +203,7 @@ LegalActionsResult = Annotated[LegalActions | Problem, strawberry.union("LegalAc
 CheckResult = Annotated[Legal | Illegal | Problem, strawberry.union("CheckResult")]
 ApplyResult = Annotated[Applied | Problem, strawberry.union("ApplyResult")]
 ScoreResult = Annotated[Score | Problem, strawberry.union("ScoreResult")]
+GameResult = Annotated[Game | Problem, strawberry.union("GameResult")]
 
 
 @strawberry.enum(description="The action types of the wire format.")
@@ -216,6 +236,104 @@ class DealInput:
     scores: list[int] | None = None
 
 
+@strawberry.enum(description="How a player of the side went out (each variant scores some).")
+class GoingOut(Enum):
+    PLAIN = "plain"
+    CONCEALED = "concealed"
+    BLATT = "blatt"
+    HAND = "hand"
+    FIRST_TURN = "first_turn"
+
+
+@strawberry.input(description=(
+    "One side's counts (as POST /v1/score/tally): a field the variant does not score is left "
+    "out (null); the counts it scores are 0 when left out."))
+class TallySideInput:
+    melded_points: int | None = None
+    hand_points: int | None = strawberry.field(default=None, description="<= 0: -45 for 45.")
+    went_out: GoingOut | None = None
+    red_threes: int | None = None
+    black_threes: int | None = None
+    red_threes_in_hand: int | None = None
+    natural_canastas: int | None = None
+    mixed_canastas: int | None = None
+    pure_sevens_canastas: int | None = None
+    pure_aces_canastas: int | None = None
+    wild_canastas: int | None = None
+    seven_twos_canastas: int | None = None
+    four_jokers_canastas: int | None = None
+    real_canastas: int | None = None
+    incomplete_pure_sevens_melds: int | None = None
+    incomplete_pure_aces_melds: int | None = None
+    incomplete_wild_melds: int | None = None
+    incomplete_four_jokers_melds: int | None = None
+    held_aces_groups: int | None = None
+    held_sevens_groups: int | None = None
+
+
+@strawberry.input(description="A deal's tally: per side its counts (a round of a game).")
+class TallyDealInput:
+    sides: list[TallySideInput]
+    stock_exhausted: bool | None = None
+
+
+@strawberry.input(description="A finished deal's tally to score (as POST /v1/score/tally).")
+class TallyInput:
+    variant: str = "classic"
+    options: JSON | None = None
+    scores: list[int] | None = strawberry.field(default=None, description=(
+        "Each side's game score before the deal; null: all 0."))
+    sides: list[TallySideInput] = strawberry.field(default_factory=list)
+    stock_exhausted: bool | None = None
+
+
+@strawberry.input(description="A round of a game: its tally, or its final state (JSON), not both.")
+class RoundInput:
+    tally: TallyDealInput | None = None
+    state: JSON | None = None
+
+
+@strawberry.input(description="A game so far (as POST /v1/game).")
+class GameInput:
+    variant: str = "classic"
+    options: JSON | None = None
+    rounds: list[RoundInput] = strawberry.field(default_factory=list)
+
+
+def _tally_sides(sides: list[TallySideInput]) -> list[Data]:
+    out = []
+    for side in sides:
+        item: Data = {}
+        for name, value in vars(side).items():
+            if value is not None:
+                item[name] = value.value if isinstance(value, Enum) else value
+        out.append(item)
+    return out
+
+
+def _tally_body(sides: list[TallySideInput], stock_exhausted: bool | None) -> Data:
+    body: Data = {"sides": _tally_sides(sides)}
+    if stock_exhausted is not None:
+        body["stock_exhausted"] = stock_exhausted
+    return body
+
+
+def _ruleset(body: Data, variant: str, options: JSON | None) -> Data:
+    body["variant"] = variant
+    if options is not None:
+        body["options"] = options
+    return body
+
+
+def _round(r: RoundInput) -> Data:
+    out: Data = {}
+    if r.tally is not None:
+        out["tally"] = _tally_body(r.tally.sides, r.tally.stock_exhausted)
+    if r.state is not None:
+        out["state"] = r.state
+    return out
+
+
 # --- from answers to types ----------------------------------------------------------------------
 
 
@@ -240,13 +358,24 @@ def _action(a: Data) -> Action:
 
 
 def _score(d: Data) -> Score:
-    sides = [SideScore(side=s["side"], seats=s["seats"], total=s["total"],
-                       breakdown=Breakdown(**{k: s["breakdown"].get(k) for k in (
-                           "melded_cards", "hand_cards", "canasta_bonus", "bonus_cards",
-                           "going_out", "penalties", "total", "detail")}))
-             for s in d["sides"]]
-    return Score(final=d["final"], sides=sides, scores=d["scores"], game_over=d["game_over"],
-                 winner=d["winner"], next_minimums=d["next_minimums"])
+    return Score(final=d["final"], sides=_side_scores(d["sides"]), scores=d["scores"],
+                 game_over=d["game_over"], winner=d["winner"], next_minimums=d["next_minimums"])
+
+
+def _side_scores(sides: list[Data]) -> list[SideScore]:
+    return [SideScore(side=s["side"], seats=s["seats"], total=s["total"],
+                      breakdown=Breakdown(**{k: s["breakdown"].get(k) for k in (
+                          "melded_cards", "hand_cards", "canasta_bonus", "bonus_cards",
+                          "going_out", "penalties", "total", "detail")}))
+            for s in sides]
+
+
+def _game(d: Data) -> Game:
+    return Game(rounds=[RoundScore(round=r["round"], minimums=r["minimums"],
+                                   sides=_side_scores(r["sides"]), scores=r["scores"])
+                        for r in d["rounds"]],
+                scores=d["scores"], game_over=d["game_over"], winner=d["winner"],
+                next_minimums=d["next_minimums"])
 
 
 def _actions(actions: list[ActionInput]) -> list[Data]:
@@ -336,6 +465,26 @@ class Query:
     async def score(self, info: strawberry.Info, state: JSON) -> ScoreResult:
         status, d = await _ask(info, "score", {"state": state})
         return _score(d) if status == 200 else _problem(d)
+
+    @strawberry.field(description="A finished deal's score from a score pad's counts per side, "
+                                  "as score scores a state; an impossible tally is a Problem "
+                                  "(INVALID_TALLY) with every problem and its path.")
+    async def score_tally(self, info: strawberry.Info, input: TallyInput) -> ScoreResult:
+        body = _ruleset(_tally_body(input.sides, input.stock_exhausted), input.variant,
+                        input.options)
+        if input.scores is not None:
+            body["scores"] = input.scores
+        status, d = await _ask(info, "score-tally", body)
+        return _score(d) if status == 200 else _problem(d)
+
+    @strawberry.field(description="A game so far from its rounds (tallies or final states): "
+                                  "running totals, minimums, game over and winner; a record "
+                                  "that contradicts itself is a Problem (INVALID_LEDGER).")
+    async def game(self, info: strawberry.Info, input: GameInput) -> GameResult:
+        body = _ruleset({"rounds": [_round(r) for r in input.rounds]}, input.variant,
+                        input.options)
+        status, d = await _ask(info, "game", body)
+        return _game(d) if status == 200 else _problem(d)
 
 
 # --- cost: parsed, measured and validated once per document ----------------------------------

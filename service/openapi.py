@@ -47,6 +47,16 @@ ROUTES: list[tuple[str, str, str, str, type[BaseModel] | None, type[BaseModel] |
     ("/v1/score", "post", "score", "The deal's score per side, the new game scores, whether the "
      "game is over, the winner and the next initial-meld minimums.", m.StateRequest,
      m.ScoreResponse, True, (413, 422)),
+    ("/v1/score/tally", "post", "score-tally", "A finished deal's score from a score pad's "
+     "counts per side (points melded and left in hand, canastas by kind, threes, going out, "
+     "the variant's penalties), as score scores a state; an impossible tally is a 422 problem "
+     "(code INVALID_TALLY) with every problem and its JSON pointer. Not cached.",
+     m.TallyRequest, m.ScoreResponse, False, (413, 422)),
+    ("/v1/game", "post", "game", "A game so far from its rounds (tallies or final states): the "
+     "running totals and the initial-meld minimums per round, whether the game is over and "
+     "the winner; a record that contradicts itself is a 422 problem (code INVALID_LEDGER) "
+     "naming each round and why. Not cached.", m.GameRequest, m.GameResponse, False,
+     (413, 422)),
 ]
 
 _STATUS = {200: "The answer.", 404: "No such variant (problem document).",

@@ -214,6 +214,8 @@ def test_every_top_level_engine_problem_has_a_german_title_and_detail(http: Test
         "MALFORMED_REQUEST": ("/v1/deal", {"seed": "7"}),
         "TOO_MANY_ACTIONS": ("/v1/check", {"state": EXAMPLE_STATE,
                                            "actions": [{"type": "draw"}] * 201}),
+        "INVALID_TALLY": ("/v1/score/tally", {"sides": [{"red_threes": 5}, {}]}),
+        "INVALID_LEDGER": ("/v1/game", {"rounds": [{"state": EXAMPLE_STATE}]}),
     }
     for code, (path, body) in cases.items():
         en = http.post(path, json=body, headers=EN).json()

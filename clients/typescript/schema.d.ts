@@ -140,6 +140,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/score/tally": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A finished deal's score from a score pad's counts per side (points melded and left in hand, canastas by kind, threes, going out, the variant's penalties), as score scores a state; an impossible tally is a 422 problem (code INVALID_TALLY) with every problem and its JSON pointer. Not cached. */
+        post: operations["score-tally"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/game": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A game so far from its rounds (tallies or final states): the running totals and the initial-meld minimums per round, whether the game is over and the winner; a record that contradicts itself is a 422 problem (code INVALID_LEDGER) naming each round and why. Not cached. */
+        post: operations["game"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -429,6 +463,56 @@ export interface components {
             seat?: number | null;
         };
         /**
+         * GameRequest
+         * @description A game so far: its variant and options, and its rounds in order.
+         */
+        GameRequest: {
+            /**
+             * Variant
+             * @description Ruleset id.
+             * @default classic
+             */
+            variant?: string;
+            /**
+             * Options
+             * @description House rules and player count.
+             * @default {}
+             */
+            options?: {
+                [key: string]: boolean | number | string;
+            };
+            /**
+             * Rounds
+             * @description The deals played, in order: each a tally or a final state.
+             */
+            rounds: (components["schemas"]["TallyRound"] | components["schemas"]["StateRound"])[];
+        };
+        /**
+         * GameResponse
+         * @description A game so far: each round scored, the totals, and whether and by whom it is won.
+         */
+        GameResponse: {
+            /** Rounds */
+            rounds: components["schemas"]["RoundScore"][];
+            /**
+             * Scores
+             * @description Game scores per side after the last round.
+             */
+            scores: number[];
+            /** Game Over */
+            game_over: boolean;
+            /**
+             * Winner
+             * @description Winning side, when the game is over.
+             */
+            winner: number | null;
+            /**
+             * Next Minimums
+             * @description Each side's initial-meld minimum next deal.
+             */
+            next_minimums: number[];
+        };
+        /**
          * HiddenCards
          * @description A hand or stock known only by its size.
          * @example {
@@ -631,6 +715,29 @@ export interface components {
             rule: string;
         };
         /**
+         * RoundScore
+         * @description One round of a game: the minimums the sides faced, the deal's score, the totals after.
+         */
+        RoundScore: {
+            /**
+             * Round
+             * @description The round's index in the request.
+             */
+            round: number;
+            /**
+             * Minimums
+             * @description Each side's initial-meld minimum in this round.
+             */
+            minimums: number[];
+            /** Sides */
+            sides: components["schemas"]["SideScore"][];
+            /**
+             * Scores
+             * @description Game scores per side after this round.
+             */
+            scores: number[];
+        };
+        /**
          * ScoreResponse
          * @description Deal scores per side, the new game scores and what follows.
          *
@@ -826,6 +933,14 @@ export interface components {
             state: components["schemas"]["State"];
         };
         /**
+         * StateRound
+         * @description A round recorded as its final state (phase over, every hand known); its ``scores`` are
+         *     the game scores before the deal, the running totals of the rounds before it.
+         */
+        StateRound: {
+            state: components["schemas"]["State"];
+        };
+        /**
          * TakePileAction
          * @description Take the discard pile; ``cards`` are the hand cards melding with the top card.
          * @example {
@@ -854,6 +969,200 @@ export interface components {
              * @default []
              */
             cards?: string[];
+        };
+        /**
+         * TallyDeal
+         * @description A deal's tally: one entry per side, and how the deal ended where the variant scores it.
+         */
+        TallyDeal: {
+            /**
+             * Sides
+             * @description Per side: its counts.
+             */
+            sides: components["schemas"]["TallySide"][];
+            /**
+             * Stock Exhausted
+             * @description german: the deal ended with the stock used up and nobody out (each side loses 100); null: derived (true when nobody went out).
+             * @default null
+             */
+            stock_exhausted?: boolean | null;
+        };
+        /**
+         * TallyRequest
+         * @description A finished deal as a score pad counts it, to be scored as ``score`` scores a state.
+         */
+        TallyRequest: {
+            /**
+             * Variant
+             * @description Ruleset id.
+             * @default classic
+             */
+            variant?: string;
+            /**
+             * Options
+             * @description House rules and player count.
+             * @default {}
+             */
+            options?: {
+                [key: string]: boolean | number | string;
+            };
+            /**
+             * Scores
+             * @description Each side's game score before this deal; null means all 0.
+             * @default null
+             */
+            scores?: number[] | null;
+            /**
+             * Sides
+             * @description Per side: its counts.
+             */
+            sides: components["schemas"]["TallySide"][];
+            /**
+             * Stock Exhausted
+             * @description german: the deal ended with the stock used up and nobody out (each side loses 100); null: derived (true when nobody went out).
+             * @default null
+             */
+            stock_exhausted?: boolean | null;
+        };
+        /**
+         * TallyRound
+         * @description A round recorded as a tally.
+         */
+        TallyRound: {
+            tally: components["schemas"]["TallyDeal"];
+        };
+        /**
+         * TallySide
+         * @description One side's deal as a score pad counts it. Which fields a variant scores is in
+         *     docs/wire-format.md ("Tallies"); a field of another variant is refused unless null.
+         * @example {
+         *       "melded_points": 385,
+         *       "mixed_canastas": 1,
+         *       "red_threes": 1,
+         *       "went_out": "plain"
+         *     }
+         */
+        TallySide: {
+            /**
+             * Melded Points
+             * @description Value of the cards in the side's melds (>= 0, a multiple of 5; without the bonuses).
+             * @default 0
+             */
+            melded_points?: number;
+            /**
+             * Hand Points
+             * @description Value of the cards left in its players' hands, as a minus (<= 0): -45 for 45 points.
+             * @default 0
+             */
+            hand_points?: number;
+            /**
+             * Went Out
+             * @description How a player of the side went out: plain; concealed (classic, canastra); blatt, hand, first_turn (german); null: it did not.
+             * @default null
+             */
+            went_out?: ("plain" | "concealed" | "blatt" | "hand" | "first_turn") | null;
+            /**
+             * Red Threes
+             * @description Red threes laid out in front of the side.
+             * @default 0
+             */
+            red_threes?: number;
+            /**
+             * Black Threes
+             * @description modern-american: black threes laid out.
+             * @default null
+             */
+            black_threes?: number | null;
+            /**
+             * Red Threes In Hand
+             * @description classic, german: red threes still in a hand of the side at the end (-500 each).
+             * @default null
+             */
+            red_threes_in_hand?: number | null;
+            /**
+             * Natural Canastas
+             * @description Natural (pure, clean) canastas; modern-american: of ranks other than sevens and aces.
+             * @default 0
+             */
+            natural_canastas?: number;
+            /**
+             * Mixed Canastas
+             * @description Mixed (dirty) canastas, with wild cards.
+             * @default 0
+             */
+            mixed_canastas?: number;
+            /**
+             * Pure Sevens Canastas
+             * @description modern-american: canastas of sevens (2,500).
+             * @default null
+             */
+            pure_sevens_canastas?: number | null;
+            /**
+             * Pure Aces Canastas
+             * @description modern-american: canastas of aces without wild cards (2,500).
+             * @default null
+             */
+            pure_aces_canastas?: number | null;
+            /**
+             * Wild Canastas
+             * @description Canastas of wild cards only: classic with option wild_canasta, german with joker_canasta; modern-american: those not counted below (2,000).
+             * @default null
+             */
+            wild_canastas?: number | null;
+            /**
+             * Seven Twos Canastas
+             * @description modern-american: wild canastas of seven twos (3,000).
+             * @default null
+             */
+            seven_twos_canastas?: number | null;
+            /**
+             * Four Jokers Canastas
+             * @description modern-american: wild canastas of four jokers and three twos (2,500).
+             * @default null
+             */
+            four_jokers_canastas?: number | null;
+            /**
+             * Real Canastas
+             * @description canastra with option canastra_real: Canastras Reais, suit sequences of seven (500).
+             * @default null
+             */
+            real_canastas?: number | null;
+            /**
+             * Incomplete Pure Sevens Melds
+             * @description modern-american: an incomplete meld of sevens (-2,500); 0 or 1.
+             * @default null
+             */
+            incomplete_pure_sevens_melds?: number | null;
+            /**
+             * Incomplete Pure Aces Melds
+             * @description modern-american: an incomplete meld of aces without wild cards (-2,500); 0 or 1.
+             * @default null
+             */
+            incomplete_pure_aces_melds?: number | null;
+            /**
+             * Incomplete Wild Melds
+             * @description modern-american: an incomplete wild-card meld not holding all four jokers (-2,000); 0 or 1.
+             * @default null
+             */
+            incomplete_wild_melds?: number | null;
+            /**
+             * Incomplete Four Jokers Melds
+             * @description modern-american: an incomplete wild-card meld holding all four jokers (-2,500, option four_jokers_penalty); 0 or 1.
+             * @default null
+             */
+            incomplete_four_jokers_melds?: number | null;
+            /**
+             * Held Aces Groups
+             * @description modern-american: players of the side who ended holding three or more aces (-1,500 each).
+             * @default null
+             */
+            held_aces_groups?: number | null;
+            /**
+             * Held Sevens Groups
+             * @description modern-american: players of the side who ended holding three or more sevens (-1,500 each).
+             * @default null
+             */
+            held_sevens_groups?: number | null;
         };
         /**
          * Turn
@@ -1383,6 +1692,96 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ScoreResponse"];
+                };
+            };
+            /** @description The body is larger than `MAX_BODY_BYTES` (problem document; the example is the default limit's). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+        };
+    };
+    "score-tally": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `de` for German messages; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TallyRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScoreResponse"];
+                };
+            };
+            /** @description The body is larger than `MAX_BODY_BYTES` (problem document; the example is the default limit's). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+        };
+    };
+    game: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `de` for German messages; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GameRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameResponse"];
                 };
             };
             /** @description The body is larger than `MAX_BODY_BYTES` (problem document; the example is the default limit's). */
