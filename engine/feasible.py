@@ -96,6 +96,18 @@ def sequence_choices(rules: RuleSet, hand: Counts,
     out: list[tuple[Counts, MeldInfo, int]] = [(hand, melds, 0)]
     if not rules.real_canasta_bonus:
         return out
+    return _sequence_choices(rules, hand, melds, out)
+
+
+#: most ways to lay suit sequences that one feasibility question tries. A hand of a real deal
+#: (under about 40 cards) has far fewer; a hand of nearly the whole deck has about 200,000, and
+#: trying them all cost seconds per request: such a hand gets the first ways, fewest sequences
+#: first (issue 17, CPU bounded).
+SEQUENCE_CHOICES = 256
+
+
+def _sequence_choices(rules: RuleSet, hand: Counts, melds: MeldInfo,
+                      out: list[tuple[Counts, MeldInfo, int]]) -> list[tuple[Counts, MeldInfo, int]]:
     sequences = real_sequences(hand)
     if not sequences:
         return out
@@ -104,8 +116,8 @@ def sequence_choices(rules: RuleSet, hand: Counts,
     # (hand, melds, points, next key, first sequence still to try): the same sequence twice is
     # possible with two packs; each set of sequences is reached once
     todo: list[tuple[Counts, MeldInfo, int, int, int]] = [(hand, melds, 0, key, 0)]
-    while todo:
-        h, m, points, k, first = todo.pop()
+    while todo and len(out) < SEQUENCE_CHOICES:
+        h, m, points, k, first = todo.pop(0)  # breadth first: fewest sequences first
         for i in range(first, len(sequences)):
             cards = sequences[i]
             if all([h[c] for c in cards]):
@@ -117,6 +129,8 @@ def sequence_choices(rules: RuleSet, hand: Counts,
                 gained = points + sum([values[c] for c in cards])
                 out.append((tuple(left), laid, gained))
                 todo.append((tuple(left), laid, gained, k - 1, i))
+                if len(out) >= SEQUENCE_CHOICES:
+                    break
     return out
 
 

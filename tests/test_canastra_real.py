@@ -131,3 +131,21 @@ def test_ask_when_only_the_sequence_makes_the_canastra() -> None:
     new = after(yes, real(*HEARTS), discard("5C"))
     assert new["turn"]["went_out"] == 0
     assert refused(yes, discard("5C")) == (0, "MUST_GO_OUT")
+
+
+def test_ways_to_lay_sequences_are_bounded_for_an_absurd_hand() -> None:
+    """Issue 17 (CPU bounded): a hand of nearly the whole deck holds suit sequences in about
+    200,000 combinations; the feasibility questions try at most ``SEQUENCE_CHOICES`` of them,
+    fewest sequences first. A real hand's ways are all tried: two copies of hearts four to ace
+    lay none, one of five sequences, or two of them (fifteen pairs)."""
+    from engine import rules_for
+    from engine.cards import counts_of, parse_card
+    from engine.feasible import SEQUENCE_CHOICES, sequence_choices
+
+    rules = rules_for("canastra", REAL_OPTS)
+    every = counts_of(tuple(parse_card(r + s) for r in "456789TJQKA" for s in "SHDC" for _ in (0, 1)))
+    assert len(sequence_choices(rules, every, {})) == SEQUENCE_CHOICES
+    hearts = counts_of(tuple(parse_card(r + "H") for r in "456789TJQKA" for _ in (0, 1)))
+    ways = sequence_choices(rules, hearts, {})
+    assert len(ways) == 1 + 5 + 15 < SEQUENCE_CHOICES
+    assert sorted(len([r for r in melds if r < 0]) for _, melds, _ in ways) == [0] + [1] * 5 + [2] * 15
