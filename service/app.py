@@ -113,6 +113,7 @@ class Service:
         self.settings = settings
         self.metrics = Metrics()
         self.cache = Cache(settings, self.metrics)
+        self.limits = handlers.Limits(settings.max_problems, settings.max_legal_actions)
 
     @staticmethod
     def rules(data: dict[str, Any]) -> RuleSet | None:
@@ -152,7 +153,8 @@ class Service:
             if seen is not None:
                 self.metrics.of(self.metrics.cache_hits, op, "local").inc()
                 return seen.status, seen.body, "hit"
-        data = handlers.request_data(op, body, lang)
+        limits = self.limits
+        data = handlers.request_data(op, body, lang, limits)
         if isinstance(data, tuple):
             return data[0], render(data[1]), uncached
         if len(data.get("actions", ())) > self.settings.max_actions:
@@ -160,11 +162,11 @@ class Service:
             return status, render(problem), uncached
         rules = self.rules(data) if "state" in data else None
         if not cacheable or rules is None:
-            status, answer = handlers.run(op, data, lang, rules, orjson.Fragment)
+            status, answer = handlers.run(op, data, lang, rules, orjson.Fragment, limits)
             return status, render(answer), uncached
 
         def compute() -> Entry:
-            status, answer = handlers.run(op, data, lang, rules, orjson.Fragment)
+            status, answer = handlers.run(op, data, lang, rules, orjson.Fragment, limits)
             return Entry.of(status, render(answer))
 
         if not redis:

@@ -22,6 +22,12 @@ DOCS: dict[str, str] = {
     "MAX_BODY_BYTES": "Largest request body; larger ones get 413 (also chunked bodies).",
     "MAX_ACTIONS": "Most actions in one `check`/`apply` request (at most 200, the wire bound); "
                    "more get 422 `TOO_MANY_ACTIONS`.",
+    "MAX_PROBLEMS": "Most problems one answer lists (`validate`, and the `INVALID_STATE` and "
+                    "`MALFORMED_REQUEST` problem documents); an answer that leaves some out says "
+                    "how many in `more`.",
+    "MAX_LEGAL_ACTIONS": "Most legal actions one `legal-actions` answer lists; a state with "
+                         "more gets 422 `TOO_MANY_LEGAL_ACTIONS` (no real deal comes near: "
+                         "docs/operations.md, \"Memory budget\").",
     "CACHE_SIZE": "Answers in the in-process LRU tier, each under its exact request bytes. "
                   "0: no in-process tier.",
     "CACHE_TTL": "Seconds an entry lives, in both tiers.",
@@ -128,6 +134,8 @@ class Settings:
     log_level: str = "info"
     max_body_bytes: int = 256 * 1024
     max_actions: int = 200
+    max_problems: int = 100
+    max_legal_actions: int = 1000
     cache_size: int = 4096
     cache_ttl: float = 3600.0
     cache_ops: frozenset[str] = field(default_factory=lambda: frozenset(CACHEABLE))
@@ -172,6 +180,8 @@ class Settings:
             ("GRACEFUL_TIMEOUT", self.graceful_timeout, 0, None),
             ("MAX_ACTIONS", self.max_actions, 1, 200),
             ("MAX_BODY_BYTES", self.max_body_bytes, 1024, None),
+            ("MAX_PROBLEMS", self.max_problems, 1, None),
+            ("MAX_LEGAL_ACTIONS", self.max_legal_actions, 1, None),
             ("CACHE_SIZE", self.cache_size, 0, None),
             ("REDIS_BREAKER_FAILURES", self.redis_breaker_failures, 1, None),
             ("REDIS_BREAKER_SECONDS", self.redis_breaker_seconds, 0, None))

@@ -593,10 +593,16 @@ export interface components {
             detail: string;
             /**
              * Problems
-             * @description Every field or state problem, with its JSON pointer.
+             * @description Every field or state problem, with its JSON pointer (the first MAX_PROBLEMS when there are more).
              * @default []
              */
             problems?: components["schemas"]["Problem"][];
+            /**
+             * More
+             * @description How many problems were found beyond those listed; absent when `problems` lists them all.
+             * @default null
+             */
+            more?: number | null;
             /**
              * @description Why an action was refused (apply).
              * @default null
@@ -974,13 +980,23 @@ export interface components {
         };
         /**
          * ValidateResponse
-         * @description Every problem found in a state (empty when valid).
+         * @description Every problem found in a state (empty when valid), up to the service's MAX_PROBLEMS
+         *     (100 unless configured otherwise); `more` counts the rest.
          */
         ValidateResponse: {
             /** Valid */
             valid: boolean;
-            /** Problems */
+            /**
+             * Problems
+             * @description The problems found, in the order they were found: all of them, or the first MAX_PROBLEMS when there are more.
+             */
             problems: components["schemas"]["Problem"][];
+            /**
+             * More
+             * @description How many problems were found beyond those listed; absent when `problems` lists them all.
+             * @default null
+             */
+            more?: number | null;
         };
         /**
          * VariantDetail
