@@ -30,6 +30,11 @@ DOCS: dict[str, str] = {
                          "docs/operations.md, \"Memory budget\").",
     "CACHE_SIZE": "Answers in the in-process LRU tier, each under its exact request bytes. "
                   "0: no in-process tier.",
+    "CACHE_MAX_BYTES": "Bytes the in-process tier may hold (answers, their keys and a fixed "
+                       "overhead per entry); the least recently used go first. 0: no "
+                       "in-process tier.",
+    "CACHE_MAX_ENTRY_BYTES": "Largest answer (bytes of JSON) cached, in process and in Redis; "
+                             "larger ones are computed every time.",
     "CACHE_TTL": "Seconds an entry lives, in both tiers.",
     "CACHE_OPS": "Operations whose answers are cached (comma-separated).",
     "REDIS_URL": "Second cache tier: `redis://host:port/0`, `rediss://…`, or "
@@ -38,8 +43,10 @@ DOCS: dict[str, str] = {
     "REDIS_CLUSTER": "`1`: treat `REDIS_URL` as a Redis Cluster node.",
     "REDIS_OPS": "Operations whose answers also go to Redis (comma-separated).",
     "REDIS_TIMEOUT": "Seconds for a Redis connect or command before it counts as a failure.",
-    "REDIS_BREAKER_FAILURES": "Consecutive Redis failures that open the circuit breaker.",
-    "REDIS_BREAKER_SECONDS": "Seconds the breaker stays open (Redis skipped) before a retry.",
+    "REDIS_BREAKER_FAILURES": "Consecutive failed Redis reads that open the read circuit "
+                              "breaker; as many failed writes open the write breaker.",
+    "REDIS_BREAKER_SECONDS": "Seconds a breaker stays open (Redis reads, or writes, skipped) "
+                             "before a retry.",
     "GRAPHQL_IDE": "`0`: no GraphiQL page at `GET /graphql` (a 404 there instead); the page "
                    "loads nothing from outside the service.",
     "BENCH_ECHO": "`1`: add `POST /v1/echo` (parse the JSON body, answer a small object), "
@@ -137,6 +144,8 @@ class Settings:
     max_problems: int = 100
     max_legal_actions: int = 1000
     cache_size: int = 4096
+    cache_max_bytes: int = 64 * 1024 * 1024
+    cache_max_entry_bytes: int = 128 * 1024
     cache_ttl: float = 3600.0
     cache_ops: frozenset[str] = field(default_factory=lambda: frozenset(CACHEABLE))
     redis_url: str = ""
@@ -183,6 +192,8 @@ class Settings:
             ("MAX_PROBLEMS", self.max_problems, 1, None),
             ("MAX_LEGAL_ACTIONS", self.max_legal_actions, 1, None),
             ("CACHE_SIZE", self.cache_size, 0, None),
+            ("CACHE_MAX_BYTES", self.cache_max_bytes, 0, None),
+            ("CACHE_MAX_ENTRY_BYTES", self.cache_max_entry_bytes, 0, None),
             ("REDIS_BREAKER_FAILURES", self.redis_breaker_failures, 1, None),
             ("REDIS_BREAKER_SECONDS", self.redis_breaker_seconds, 0, None))
         for name, value, low, high in ranges:

@@ -1461,7 +1461,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         ready: boolean;
-                        /** @description Redis is configured but unreachable. */
+                        /** @description Redis is configured but unreachable, or refuses writes (`cache.redis`). */
                         degraded: boolean;
                         engine: {
                             /** @description Version and source digest (in cache keys). */
@@ -1472,6 +1472,7 @@ export interface operations {
                              */
                             build: "compiled" | "python";
                         };
+                        /** @description `local`: the in-process tier's entries and bytes and their bounds (CACHE_SIZE, CACHE_MAX_BYTES); `redis`: `off`, `ok`, `read-only` (hits are read, writes fail: the write breaker is open) or `degraded` (reads fail: the read breaker is open); `breakers`: the Redis circuit breakers of reads and of writes, `open` or `closed`; `breaker_open`: either is open. */
                         cache: Record<string, never>;
                     };
                 };
