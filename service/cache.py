@@ -52,7 +52,7 @@ class Entry(NamedTuple):
 
 #: what an in-process entry costs beyond its answer and key bytes (the entry's tuples, the
 #: bytes objects' headers, the expiry float, the ordered dict's slot and link), measured on
-#: CPython 3.12 (tests/test_service_cache.py checks it against tracemalloc)
+#: CPython 3.11 (tests/test_service_cache.py checks it against tracemalloc)
 ENTRY_OVERHEAD = 400
 
 
