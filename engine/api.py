@@ -29,18 +29,21 @@ class OpError(Exception):
     """A request the engine cannot answer: a code, a message and every problem with its path."""
 
     def __init__(self, code: str, message: str, problems: list[Data] | None = None,
-                 reason: Data | None = None, index: int | None = None) -> None:
+                 reason: Data | None = None, index: int | None = None, more: int = 0) -> None:
         super().__init__(code)
         self.code = code
         self.message = message
         self.problems = problems or []
         self.reason = reason
         self.index = index
+        self.more = more  # problems found beyond those listed
 
     def body(self) -> Data:
         out: Data = {"code": self.code, "detail": self.message}
         if self.problems:
             out["problems"] = self.problems
+            if self.more:
+                out["more"] = self.more
         if self.reason is not None:
             out["reason"] = self.reason
         if self.index is not None:
@@ -48,21 +51,37 @@ class OpError(Exception):
         return out
 
 
+class TooManyLegalActions(Exception):
+    """A state with more legal actions than the caller lets one answer list."""
+
+    def __init__(self, count: int, limit: int) -> None:
+        super().__init__(f"{count} legal actions, more than {limit}")
+        self.count = count
+        self.limit = limit
+
+
 def _problem(p: Problem, prefix: str, lang: str) -> Data:
     return {"code": p.code, "path": prefix + p.path, "message": p.message(lang)}
 
 
-def _state(req: Data, lang: str, rules: RuleSet | None) -> State:
+def _listed(problems: list[Problem], lang: str, limit: int | None) -> tuple[list[Data], int]:
+    """The first ``limit`` problems (all with None) as data, and how many more there are; the
+    messages of the others are never written."""
+    shown = problems if limit is None or len(problems) <= limit else problems[:max(limit, 1)]
+    return [_problem(p, "/state", lang) for p in shown], len(problems) - len(shown)
+
+
+def _state(req: Data, lang: str, rules: RuleSet | None, max_problems: int | None = None) -> State:
     try:
         return wire.state_from_data(req["state"], rules)
     except InvalidState as exc:
-        problems = [_problem(p, "/state", lang) for p in exc.problems]
+        problems, more = _listed(exc.problems, lang, max_problems)
         first = exc.problems[0]
         code = first.code if first.code in ("UNKNOWN_VARIANT", "UNKNOWN_OPTION",
                                             "BAD_OPTION_VALUE") else "INVALID_STATE"
         raise OpError(code, problems[0]["message"] if code != "INVALID_STATE" else
-                      message("INVALID_STATE", {"problems": _count(len(problems))}, lang),
-                      problems) from None
+                      message("INVALID_STATE", {"problems": _count(len(exc.problems))}, lang),
+                      problems, more=more) from None
 
 
 def _count(n: int) -> dict[str, str]:
@@ -120,21 +139,32 @@ def deal(req: Data, lang: str = "en") -> Data:
             "events": [wire.event_to_data(e) for e in events]}
 
 
-def validate(req: Data, lang: str = "en", rules: RuleSet | None = None) -> Data:
-    problems = wire.validate_data(req["state"], rules)
-    return {"valid": not problems, "problems": [_problem(p, "/state", lang) for p in problems]}
+def validate(req: Data, lang: str = "en", rules: RuleSet | None = None,
+             max_problems: int | None = None) -> Data:
+    """Every problem of the state; with ``max_problems`` the first that many, and ``more``:
+    how many are left out (only when some are)."""
+    found = wire.validate_data(req["state"], rules)
+    problems, more = _listed(found, lang, max_problems)
+    out: Data = {"valid": not found, "problems": problems}
+    if more:
+        out["more"] = more
+    return out
 
 
 def legal_actions(req: Data, lang: str = "en", rules: RuleSet | None = None,
-                  as_json: Callable[[str], object] | None = None) -> Data:
+                  as_json: Callable[[str], object] | None = None,
+                  max_problems: int | None = None, max_actions: int | None = None) -> Data:
     """The seat to move, the phase and every legal action. With ``as_json`` the actions come as
     ``as_json(their JSON text)`` instead of as data (the service passes ``orjson.Fragment``:
-    a long list is written several times faster than as data, then serialised)."""
-    state = _state(req, lang, rules)
+    a long list is written several times faster than as data, then serialised). A state with
+    more than ``max_actions`` raises ``TooManyLegalActions`` before any is written."""
+    state = _state(req, lang, rules, max_problems)
     try:
         actions = _legal(state)
     except NeedsHiddenInfo as exc:
         raise _hidden(exc.refusal, state.rules, lang) from None
+    if max_actions is not None and len(actions) > max_actions:
+        raise TooManyLegalActions(len(actions), max_actions)
     seat = actions.seat
     if seat is None:
         seat = state.turn.seat
@@ -147,8 +177,9 @@ def _actions(req: Data) -> list[Any]:
     return [wire.action_from_data(a) for a in req["actions"]]
 
 
-def check(req: Data, lang: str = "en", rules: RuleSet | None = None) -> Data:
-    state = _state(req, lang, rules)
+def check(req: Data, lang: str = "en", rules: RuleSet | None = None,
+          max_problems: int | None = None) -> Data:
+    state = _state(req, lang, rules, max_problems)
     verdict = check_actions(state, _actions(req))
     if verdict is None:
         return {"legal": True}
@@ -158,8 +189,9 @@ def check(req: Data, lang: str = "en", rules: RuleSet | None = None) -> Data:
     return {"legal": False, "index": index, "reason": wire.refusal_data(refusal, state.rules, lang)}
 
 
-def apply(req: Data, lang: str = "en", rules: RuleSet | None = None) -> Data:
-    state = _state(req, lang, rules)
+def apply(req: Data, lang: str = "en", rules: RuleSet | None = None,
+          max_problems: int | None = None) -> Data:
+    state = _state(req, lang, rules, max_problems)
     try:
         after, events = apply_actions(state, _actions(req))
     except IllegalAction as exc:
@@ -170,11 +202,12 @@ def apply(req: Data, lang: str = "en", rules: RuleSet | None = None) -> Data:
             "events": [wire.event_to_data(e) for e in events]}
 
 
-def score(req: Data, lang: str = "en", rules: RuleSet | None = None) -> Data:
+def score(req: Data, lang: str = "en", rules: RuleSet | None = None,
+          max_problems: int | None = None) -> Data:
     """The deal's score. ``final``: the deal is over (phase ``over``); false, the table is
     scored as it stands, as if the deal ended now with nobody going out, and the game
     scores, ``game_over``, ``winner`` and ``next_minimums`` are provisional."""
-    state = _state(req, lang, rules)
+    state = _state(req, lang, rules, max_problems)
     try:
         return {"final": state.turn.phase == OVER, **score_deal(state).as_dict()}
     except ScoringNeedsHiddenInfo as exc:

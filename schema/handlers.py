@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -30,11 +31,24 @@ REQUESTS: dict[str, type[BaseModel] | None] = {
     "game": models.GameRequest,
 }
 
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much one answer may list (the service's ``MAX_PROBLEMS`` and ``MAX_LEGAL_ACTIONS``;
+    None: everything, as the command line answers)."""
+
+    problems: int | None = None
+    legal_actions: int | None = None
+
+
+UNLIMITED = Limits()
+
 _OPS: dict[str, Callable[[dict[str, Any], str], dict[str, Any]]] = {
     "deal": api.deal, "score-tally": api.score_tally, "game": api.game}
-_STATE_OPS: dict[str, Callable[[dict[str, Any], str, RuleSet | None], dict[str, Any]]] = {
+_STATE_OPS: dict[str, Callable[[dict[str, Any], str, RuleSet | None, int | None],
+                               dict[str, Any]]] = {
     "validate": api.validate,
-    "legal-actions": api.legal_actions,
     "check": api.check,
     "apply": api.apply,
     "score": api.score,
@@ -66,29 +80,40 @@ def problem(status: int, code: str, detail: str, lang: str = "en", **extra: Any)
     return status, body
 
 
-def malformed(exc: ValidationError, lang: str) -> Answer:
+def malformed(exc: ValidationError, lang: str, limit: int | None = None,
+              dropped: int = 0) -> Answer:
+    """MALFORMED_REQUEST with the first ``limit`` errors (all with None), and ``more``: how
+    many are left out, when some are (``dropped``: errors the validation counted without
+    keeping them, ``models.ErrorBudget``)."""
+    errors = exc.errors(include_url=False)
+    shown = errors if limit is None else errors[:max(limit, 1)]
     problems = [{"code": _field_code(e["type"]), "path": pointer(tuple(e["loc"])),
-                 "message": messages.field_message(e, lang)}
-                for e in exc.errors(include_url=False)]
+                 "message": messages.field_message(e, lang)} for e in shown]
     en, de = _TITLES["MALFORMED_REQUEST"]
-    return problem(422, "MALFORMED_REQUEST", de if lang == "de" else en, lang,
-                   problems=problems)
+    extra: dict[str, Any] = {"problems": problems}
+    if len(errors) - len(shown) + dropped:
+        extra["more"] = len(errors) - len(shown) + dropped
+    return problem(422, "MALFORMED_REQUEST", de if lang == "de" else en, lang, **extra)
 
 
-def parse(op: str, body: bytes | str | None, lang: str = "en") -> BaseModel | Answer:
+def parse(op: str, body: bytes | str | None, lang: str = "en",
+          limits: Limits = UNLIMITED) -> BaseModel | Answer:
     """The request model of a body operation, or the 422 problem of a malformed body."""
     model = REQUESTS[op]
     assert model is not None
+    budget = models.ErrorBudget(limits.problems) if limits.problems is not None else None
     try:
-        return model.model_validate_json(body or b"")
+        return model.model_validate_json(body or b"", context=budget)
     except ValidationError as exc:
         if any(e["type"] == "too_long" and tuple(e["loc"]) == ("actions",)
-               for e in exc.errors(include_url=False)):
+               for e in exc.errors(include_url=False, include_input=False,
+                                   include_context=False)):
             return too_many_actions(lang)
-        return malformed(exc, lang)
+        return malformed(exc, lang, limits.problems, budget.dropped if budget else 0)
 
 
-def request_data(op: str, body: bytes | str | None, lang: str = "en") -> dict[str, Any] | Answer:
+def request_data(op: str, body: bytes | str | None, lang: str = "en",
+                 limits: Limits = UNLIMITED) -> dict[str, Any] | Answer:
     """The request of a body operation as plain data, or the 422 problem of a malformed body.
 
     A body already in canonical form is taken as decoded (``schema.canonical``); any other goes
@@ -97,7 +122,7 @@ def request_data(op: str, body: bytes | str | None, lang: str = "en") -> dict[st
     sender's order (``canonical_bytes`` sorts them)."""
     data = canonical.request(op, body)
     if data is None:
-        request = parse(op, body, lang)
+        request = parse(op, body, lang, limits)
         if isinstance(request, tuple):
             return request
         data = request.model_dump(mode="json")
@@ -131,19 +156,34 @@ def too_many_actions(lang: str, limit: int = 200) -> Answer:
                    problems=[{"code": "TOO_MANY_ACTIONS", "path": "/actions", "message": detail}])
 
 
+def too_many_legal_actions(lang: str, count: int, limit: int) -> Answer:
+    """The 422 problem of a state with more legal actions than one answer lists."""
+    detail = (f"Dieser Spielstand hat {count} erlaubte Aktionen, mehr als die höchstens "
+              f"{limit}, die eine Antwort aufzählt; frage mit check nach den Aktionen, die du "
+              "erwägst." if lang == "de" else
+              f"This state has {count} legal actions, more than the {limit} an answer lists at "
+              "most; ask check about the actions you consider.")
+    return problem(422, "TOO_MANY_LEGAL_ACTIONS", detail, lang,
+                   problems=[{"code": "TOO_MANY_LEGAL_ACTIONS", "path": "/state",
+                              "message": detail}])
+
+
 def run(op: str, data: dict[str, Any], lang: str = "en", rules: RuleSet | None = None,
-        as_json: Callable[[str], object] | None = None) -> Answer:
+        as_json: Callable[[str], object] | None = None, limits: Limits = UNLIMITED) -> Answer:
     """Answer a body operation on its validated request (``model_dump(mode="json")``);
     ``rules``: the ruleset its state names, when the caller has it already; ``as_json``: see
-    ``engine.api.legal_actions``."""
+    ``engine.api.legal_actions``; ``limits``: how much the answer may list."""
     try:
-        if as_json is not None and op == "legal-actions":
-            return 200, api.legal_actions(data, lang, rules, as_json)
+        if op == "legal-actions":
+            return 200, api.legal_actions(data, lang, rules, as_json, limits.problems,
+                                          limits.legal_actions)
         if op in _STATE_OPS:
-            return 200, _STATE_OPS[op](data, lang, rules)
+            return 200, _STATE_OPS[op](data, lang, rules, limits.problems)
         return 200, _OPS[op](data, lang)
     except api.OpError as exc:
         return _op_problem(op, exc, lang)
+    except api.TooManyLegalActions as exc:
+        return too_many_legal_actions(lang, exc.count, exc.limit)
 
 
 def _op_problem(op: str, exc: api.OpError, lang: str) -> Answer:

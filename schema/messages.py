@@ -87,6 +87,7 @@ def field_message(error: ErrorDetails, lang: str) -> str:
 TITLES: dict[str, str] = {
     "MALFORMED_REQUEST": "Fehlerhafte Anfrage",
     "TOO_MANY_ACTIONS": "Zu viele Aktionen",
+    "TOO_MANY_LEGAL_ACTIONS": "Zu viele erlaubte Aktionen",
     "INVALID_STATE": "Ungültiger Spielstand",
     "INVALID_TALLY": "Unmögliche Abrechnung",
     "INVALID_LEDGER": "Widersprüchliches Spiel",

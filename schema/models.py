@@ -18,6 +18,8 @@ from pydantic import (
     ConfigDict,
     Field,
     TypeAdapter,
+    ValidationError,
+    ValidationInfo,
     ValidatorFunctionWrapHandler,
     WithJsonSchema,
     WrapValidator,
@@ -119,7 +121,40 @@ Size = Annotated[int, Field(ge=0, le=1000), BeforeValidator(_integral)]
 Score = Annotated[int, Field(ge=-1_000_000, le=1_000_000), BeforeValidator(_integral)]
 Name = Annotated[str, Field(max_length=64)]
 Text = Annotated[str, Field(max_length=2000)]
-Cards = Annotated[list[Card], Field(max_length=500)]
+class ErrorBudget:
+    """The errors one validation keeps (pass one as the ``context`` of ``model_validate_json``):
+    once ``limit`` errors of card lists are kept, the errors of later card lists are only
+    counted (``dropped``). A body of the largest size can hold 100,000 bad card codes, and
+    pydantic keeps each error as objects (about 1.7 KB each with its Python form): the first
+    ``limit`` in the request's order (plus the rest of the list that reaches it, at most 500)
+    are all that an answer lists, so they are all that is kept."""
+
+    __slots__ = ("limit", "kept", "dropped")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.kept = 0
+        self.dropped = 0
+
+
+def _budgeted(value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
+    """A card list, its errors kept while the ``ErrorBudget`` (the context, if any) has room;
+    after that counted and not kept: the list is passed on as it came (the request is
+    malformed already, by the errors kept)."""
+    budget = info.context
+    if not isinstance(budget, ErrorBudget):
+        return handler(value)
+    try:
+        return handler(value)
+    except ValidationError as exc:
+        if budget.kept < budget.limit:
+            budget.kept += exc.error_count()
+            raise
+        budget.dropped += exc.error_count()
+        return value
+
+
+Cards = Annotated[list[Card], Field(max_length=500), WrapValidator(_budgeted)]
 Seats = Annotated[list[Seat], Field(max_length=8)]
 Scores = Annotated[list[Score], Field(max_length=8)]
 
@@ -163,11 +198,11 @@ def _cards_or(model: type[BaseModel]) -> WrapValidator:
     A nested ValidationError raised here is merged by pydantic-core with the outer location.
     """
 
-    def check(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    def check(value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
         if isinstance(value, (dict, model)):
-            return model.model_validate(value)
+            return model.model_validate(value, context=info.context)
         if isinstance(value, (list, tuple)):
-            return _CARDS.validate_python(value)
+            return _CARDS.validate_python(value, context=info.context)
         raise PydanticCustomError(
             "cards_or_object",
             "expected a list of card codes or a {model} object",
@@ -496,13 +531,13 @@ ACTION_TYPES: dict[str, type[BaseModel]] = {
 }
 
 
-def _action(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+def _action(value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
     """Dispatch on ``type`` directly so error locs carry no union tag (JSON paths)."""
     if isinstance(value, dict):
         kind = value.get("type")
         model = ACTION_TYPES.get(kind) if isinstance(kind, str) else None
         if model is not None:
-            return model.model_validate(value)
+            return model.model_validate(value, context=info.context)
     return handler(
         value
     )  # instances, and missing/unknown type errors from the union itself
@@ -693,12 +728,23 @@ class Problem(BaseModel):
     message: Text = Field(description="Human-readable explanation.")
 
 
+More = Annotated[int, Field(ge=1)]
+
+
 class ValidateResponse(BaseModel):
-    """Every problem found in a state (empty when valid)."""
+    """Every problem found in a state (empty when valid), up to the service's MAX_PROBLEMS
+    (100 unless configured otherwise); `more` counts the rest."""
 
     model_config = _config()
     valid: bool
-    problems: Annotated[list[Problem], Field(max_length=_MANY)]
+    problems: Annotated[list[Problem], Field(max_length=_MANY)] = Field(
+        description="The problems found, in the order they were found: all of them, or the "
+        "first MAX_PROBLEMS when there are more."
+    )
+    more: More | None = Field(
+        None, description="How many problems were found beyond those listed; absent when "
+        "`problems` lists them all."
+    )
 
 
 class Reason(BaseModel):
@@ -873,7 +919,12 @@ class ProblemDocument(BaseModel):
     code: Name = Field(description="Stable machine code.")
     detail: Text = Field(description="Message in the requested language.")
     problems: Annotated[list[Problem], Field(max_length=_MANY)] = Field(
-        [], description="Every field or state problem, with its JSON pointer."
+        [], description="Every field or state problem, with its JSON pointer (the first "
+        "MAX_PROBLEMS when there are more)."
+    )
+    more: More | None = Field(
+        None, description="How many problems were found beyond those listed; absent when "
+        "`problems` lists them all."
     )
     reason: Reason | None = Field(None, description="Why an action was refused (apply).")
     index: Size | None = Field(None, description="Index of the refused action.")

@@ -120,6 +120,7 @@ class Service:
         self.settings = settings
         self.metrics = Metrics()
         self.cache = Cache(settings, self.metrics)
+        self.limits = handlers.Limits(settings.max_problems, settings.max_legal_actions)
 
     @staticmethod
     def rules(data: dict[str, Any]) -> RuleSet | None:
@@ -148,9 +149,11 @@ class Service:
     async def answer(self, op: str, body: bytes, lang: str) -> tuple[int, bytes, str | None]:
         """Status, rendered answer and ``hit``/``miss``; ``bypass`` for every answer of a
         cacheable operation while caching is off for it (not in ``CACHE_OPS``, or no tier:
-        ``CACHE_SIZE=0`` and no Redis for it); None for answers not cached otherwise."""
+        ``CACHE_SIZE=0`` or ``CACHE_MAX_BYTES=0``, and no Redis for it); None for answers not
+        cached otherwise."""
         redis = self.cache.uses_redis(op)
-        cacheable = op in self.settings.cache_ops and (self.settings.cache_size > 0 or redis)
+        local = self.settings.cache_size > 0 and self.settings.cache_max_bytes > 0
+        cacheable = op in self.settings.cache_ops and (local or redis)
         uncached = "bypass" if not cacheable and op in CACHEABLE else None
         key: Hashable = None
         if cacheable:  # the same bytes seen before: no validation
@@ -159,7 +162,8 @@ class Service:
             if seen is not None:
                 self.metrics.of(self.metrics.cache_hits, op, "local").inc()
                 return seen.status, seen.body, "hit"
-        data = handlers.request_data(op, body, lang)
+        limits = self.limits
+        data = handlers.request_data(op, body, lang, limits)
         if isinstance(data, tuple):
             return data[0], render(data[1]), uncached
         if len(data.get("actions", ())) > self.settings.max_actions:
@@ -167,11 +171,11 @@ class Service:
             return status, render(problem), uncached
         rules = self.rules(data) if "state" in data else None
         if not cacheable or rules is None:
-            status, answer = handlers.run(op, data, lang, rules, orjson.Fragment)
+            status, answer = handlers.run(op, data, lang, rules, orjson.Fragment, limits)
             return status, render(answer), uncached
 
         def compute() -> Entry:
-            status, answer = handlers.run(op, data, lang, rules, orjson.Fragment)
+            status, answer = handlers.run(op, data, lang, rules, orjson.Fragment, limits)
             return Entry.of(status, render(answer))
 
         if not redis:
@@ -184,11 +188,19 @@ class Service:
 
     async def ready(self) -> dict[str, Any]:
         redis = await self.cache.redis_state()
-        return {"ready": True, "degraded": redis == "degraded",
+        local, cache = self.cache.local, self.cache
+        return {"ready": True, "degraded": redis not in ("ok", "off"),
                 "engine": {"id": ENGINE_ID, "build": engine.BUILD},
-                "cache": {"local": {"entries": len(self.cache.local),
-                                    "size": self.settings.cache_size},
-                          "redis": redis, "breaker_open": self.cache.breaker.is_open}}
+                "cache": {"local": {"entries": len(local), "size": self.settings.cache_size,
+                                    "bytes": local.bytes,
+                                    "max_bytes": self.settings.cache_max_bytes},
+                          "redis": redis, "breaker_open": cache.breaker_open,
+                          "breakers": {"read": _state(cache.read_breaker.is_open),
+                                       "write": _state(cache.write_breaker.is_open)}}}
+
+
+def _state(is_open: bool) -> str:
+    return "open" if is_open else "closed"
 
 
 def _svc(request: Request) -> Service:

@@ -1,5 +1,7 @@
-"""The answer cache: an in-process LRU tier, then Redis; identical concurrent requests computed
-once; short Redis timeouts and a circuit breaker, so a slow or dead Redis only means computing.
+"""The answer cache: an in-process LRU tier bounded by entries and bytes, then Redis; identical
+concurrent requests computed once; short Redis timeouts and a circuit breaker each for reads and
+writes, so a slow or dead Redis only means computing, and one that refuses writes still serves
+hits. Answers larger than ``CACHE_MAX_ENTRY_BYTES`` are kept in neither tier.
 
 Values are rendered answers (status and JSON bytes), so a hit costs no serialisation. Keys are
 built by the caller (``service.app``): in process, the operation, the language and the canonical
@@ -48,12 +50,32 @@ class Entry(NamedTuple):
         return Entry(int(head), body) if sep and head.isdigit() else None
 
 
-class LRU:
-    """A bounded least-recently-used map whose entries expire after ``ttl`` seconds."""
+#: what an in-process entry costs beyond its answer and key bytes (the entry's tuples, the
+#: bytes objects' headers, the expiry float, the ordered dict's slot and link), measured on
+#: CPython 3.11 (tests/test_service_cache.py checks it against tracemalloc)
+ENTRY_OVERHEAD = 400
 
-    def __init__(self, size: int, ttl: float, clock: Callable[[], float] = time.monotonic) -> None:
+
+def key_bytes(key: Hashable) -> int:
+    """The bytes a key holds beyond ``ENTRY_OVERHEAD``: the request bytes (or digest) it ends
+    with (``service.app.Service.local_key``)."""
+    if isinstance(key, tuple) and key and isinstance(key[-1], bytes):
+        return len(key[-1])
+    return 0
+
+
+class LRU:
+    """A least-recently-used map bounded by entries (``size``) and by bytes (``max_bytes``:
+    each entry counts its answer, its key's bytes and ``ENTRY_OVERHEAD``); entries expire after
+    ``ttl`` seconds. An entry that alone is over ``max_bytes`` is not kept."""
+
+    def __init__(self, size: int, ttl: float, clock: Callable[[], float] = time.monotonic,
+                 max_bytes: int | None = None) -> None:
         self.size, self.ttl, self.clock = size, ttl, clock
-        self._data: OrderedDict[Hashable, tuple[float, Entry]] = OrderedDict()
+        self.max_bytes = max_bytes
+        self.bytes = 0  # what the entries count, in all
+        self.evictions = 0  # entries dropped to make room (not expired ones)
+        self._data: OrderedDict[Hashable, tuple[float, Entry, int]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._data)
@@ -64,19 +86,27 @@ class LRU:
             return None
         if item[0] < self.clock():
             del self._data[key]
+            self.bytes -= item[2]
             return None
         self._data.move_to_end(key)
         return item[1]
 
-    def put(self, key: Hashable, entry: Entry) -> None:
-        if self.size <= 0:
-            return
+    def put(self, key: Hashable, entry: Entry) -> bool:
+        """Keep ``entry`` under ``key``; False when it is not kept (no room at all for it)."""
+        cost = len(entry.body) + key_bytes(key) + ENTRY_OVERHEAD
+        limit = self.max_bytes
+        if self.size <= 0 or limit is not None and cost > limit:
+            return False
         data = self._data
-        if key in data:
-            data.move_to_end(key)  # a new key goes to the end by itself
-        data[key] = (self.clock() + self.ttl, entry)
-        while len(data) > self.size:
-            data.popitem(last=False)
+        old = data.pop(key, None)  # a new key goes to the end by itself; so does a replaced one
+        if old is not None:
+            self.bytes -= old[2]
+        data[key] = (self.clock() + self.ttl, entry, cost)
+        self.bytes += cost
+        while len(data) > self.size or limit is not None and self.bytes > limit:
+            self.bytes -= data.popitem(last=False)[1][2]
+            self.evictions += 1
+        return True
 
 
 class Breaker:
@@ -126,16 +156,26 @@ def redis_client(settings: Settings) -> Redis | RedisCluster:
 
 
 class Cache:
-    """Two tiers and single flight. ``shared`` never raises because of Redis."""
+    """Two tiers and single flight. ``shared`` never raises because of Redis.
+
+    Redis reads and writes have a circuit breaker each: a Redis that refuses writes (out of
+    memory under ``noeviction``, a read-only replica) opens the write breaker only, and hits
+    are still read; a Redis that is down opens both."""
 
     def __init__(self, settings: Settings, metrics: Metrics) -> None:
         self.settings = settings
         self.metrics = metrics
-        self.local = LRU(settings.cache_size, settings.cache_ttl)
-        self.breaker = Breaker(settings.redis_breaker_failures, settings.redis_breaker_seconds)
+        self.local = LRU(settings.cache_size, settings.cache_ttl,
+                         max_bytes=settings.cache_max_bytes)
+        self.read_breaker = Breaker(settings.redis_breaker_failures,
+                                    settings.redis_breaker_seconds)
+        self.write_breaker = Breaker(settings.redis_breaker_failures,
+                                     settings.redis_breaker_seconds)
         self._redis: Redis | RedisCluster | None = None
         self._flights: dict[str, asyncio.Future[Entry]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        metrics.cache_bytes.set_function(lambda: self.local.bytes)
+        metrics.cache_entries.set_function(lambda: len(self.local))
 
     @property
     def redis(self) -> Redis | RedisCluster | None:
@@ -144,15 +184,40 @@ class Cache:
             self._redis = redis_client(self.settings)
         return self._redis
 
+    @property
+    def breaker_open(self) -> bool:
+        """Either Redis breaker is open."""
+        return self.read_breaker.is_open or self.write_breaker.is_open
+
     def uses_redis(self, op: str) -> bool:
         return bool(self.settings.redis_url) and op in self.settings.redis_ops
+
+    def cacheable(self, op: str, entry: Entry) -> bool:
+        """Whether an answer is small enough to keep (``CACHE_MAX_ENTRY_BYTES``); counts
+        those that are not."""
+        if len(entry.body) <= self.settings.cache_max_entry_bytes:
+            return True
+        self.metrics.of(self.metrics.cache_too_large, op).inc()
+        return False
+
+    def keep(self, key: Hashable, entry: Entry) -> None:
+        """``entry`` in the in-process tier (its size already checked), evictions counted.
+        The tier keeps a copy of the answer's bytes: orjson's output keeps the buffer it was
+        written in (4 KiB for a 100-byte answer, 64 KiB for 5 KB), and each kept answer
+        would hold that allocation's touched pages, 4 to 5 times what it counts."""
+        local = self.local
+        evictions = local.evictions
+        local.put(key, Entry.of(entry.status, memoryview(entry.body).tobytes()))
+        if local.evictions != evictions:
+            self.metrics.cache_evictions.inc(local.evictions - evictions)
 
     def store(self, op: str, key: Hashable, entry: Entry) -> None:
         """A computed answer, kept in process under ``key`` and counted as a miss. Without
         Redis the caller awaits nothing between its look-up and this store, so no identical
         request can come between them: no single flight is needed."""
         self.metrics.of(self.metrics.cache_misses, op).inc()
-        self.local.put(key, entry)
+        if self.cacheable(op, entry):
+            self.keep(key, entry)
 
     async def shared(self, op: str, local: Hashable, shared: str,
                      compute: Callable[[], Entry]) -> tuple[Entry, bool]:
@@ -176,11 +241,14 @@ class Cache:
             hit = entry is not None
             if entry is not None:
                 self.metrics.of(self.metrics.cache_hits, op, "redis").inc()
-                self.local.put(local, entry)
+                if len(entry.body) <= self.settings.cache_max_entry_bytes:  # other settings
+                    self.keep(local, entry)
             else:
                 entry = compute()
-                self.store(op, local, entry)
-                self._spawn(self._redis_set(op, shared, entry))
+                self.metrics.of(self.metrics.cache_misses, op).inc()
+                if self.cacheable(op, entry):
+                    self.keep(local, entry)
+                    self._spawn(self._redis_set(op, shared, entry))
             future.set_result(entry)
             return entry, hit
         except BaseException as exc:
@@ -197,61 +265,69 @@ class Cache:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _failed(self, op: str, exc: BaseException) -> None:
+    def _failed(self, op: str, breaker: Breaker, exc: BaseException) -> None:
         self.metrics.of(self.metrics.redis_errors, op).inc()
-        self.breaker.failure()
-        self.metrics.breaker_open.set(1 if self.breaker.is_open else 0)
-        log.warning("redis error", extra={"fields": {"op": op, "error": repr(exc)[:200],
-                                                     "breaker_open": self.breaker.is_open}})
+        breaker.failure()
+        path = "read" if breaker is self.read_breaker else "write"
+        self.metrics.of(self.metrics.breaker_open, path).set(1 if breaker.is_open else 0)
+        log.warning("redis error", extra={"fields": {"op": op, "path": path,
+                                                     "error": repr(exc)[:200],
+                                                     "breaker_open": breaker.is_open}})
 
-    def _succeeded(self) -> None:
-        if self.breaker.failures:
-            self.metrics.breaker_open.set(0)
-        self.breaker.success()
+    def _succeeded(self, breaker: Breaker) -> None:
+        if breaker.failures:
+            path = "read" if breaker is self.read_breaker else "write"
+            self.metrics.of(self.metrics.breaker_open, path).set(0)
+        breaker.success()
 
     async def _redis_get(self, op: str, key: str) -> Entry | None:
         client = self.redis
         if client is None:
             return None
-        if not self.breaker.allow():
+        if not self.read_breaker.allow():
             self.metrics.of(self.metrics.redis_skipped, op).inc()
             return None
         try:
             async with asyncio.timeout(self.settings.redis_timeout * 2):
                 raw = await client.get(key)
         except Exception as exc:
-            self._failed(op, exc)
+            self._failed(op, self.read_breaker, exc)
             return None
-        self._succeeded()
+        self._succeeded(self.read_breaker)
         return Entry.decode(raw) if isinstance(raw, bytes) else None
 
     async def _redis_set(self, op: str, key: str, entry: Entry) -> None:
         client = self.redis
-        if client is None or not self.breaker.allow():
+        if client is None:
+            return
+        if not self.write_breaker.allow():
+            self.metrics.of(self.metrics.redis_writes_skipped, op).inc()
             return
         try:
             async with asyncio.timeout(self.settings.redis_timeout * 2):
                 await client.set(key, entry.encode(), px=int(self.settings.cache_ttl * 1000))
         except Exception as exc:
-            self._failed(op, exc)
+            self._failed(op, self.write_breaker, exc)
             return
-        self._succeeded()
+        self._succeeded(self.write_breaker)
 
     async def redis_state(self) -> str:
-        """``off``, ``ok`` or ``degraded`` (a ping through the breaker)."""
+        """``off``; ``ok``; ``read-only`` (reads answer, writes fail: the write breaker is
+        open); ``degraded`` (reads fail: the read breaker is open, or a ping through it
+        fails)."""
         client = self.redis
         if client is None:
             return "off"
-        if not self.breaker.allow():
+        if not self.read_breaker.allow():
             return "degraded"
         try:
             async with asyncio.timeout(self.settings.redis_timeout * 2):
                 await client.ping()
         except Exception as exc:
-            self._failed("readyz", exc)
+            self._failed("readyz", self.read_breaker, exc)
             return "degraded"
-        self._succeeded()
-        return "ok"
+        self._succeeded(self.read_breaker)
+        return "read-only" if self.write_breaker.is_open else "ok"
 
     async def close(self) -> None:
         if self._tasks:

@@ -55,12 +55,17 @@ class Reason:
     rule: str
 
 
+_MORE = ("How many problems were found beyond those listed (the service lists at most "
+         "MAX_PROBLEMS); 0 when `problems` lists them all.")
+
+
 @strawberry.type(description="A request the referee cannot answer (the REST problem document).")
 class Problem:
     status: int
     code: str
     detail: str
     problems: list[FieldProblem]
+    more: int = strawberry.field(description=_MORE)
     reason: Reason | None
     index: int | None
 
@@ -92,10 +97,12 @@ class Deal:
     events: list[JSON]
 
 
-@strawberry.type(description="Every problem found in a state (empty when valid).")
+@strawberry.type(description="Every problem found in a state (empty when valid), up to the "
+                             "service's MAX_PROBLEMS.")
 class Validation:
     valid: bool
     problems: list[FieldProblem]
+    more: int = strawberry.field(description=_MORE)
 
 
 @strawberry.type(description="A legal action (fields as in the REST wire format).")
@@ -347,7 +354,7 @@ def _reason(r: Data) -> Reason:
 
 def _problem(d: Data) -> Problem:
     return Problem(status=d["status"], code=d["code"], detail=d["detail"],
-                   problems=_problems(d.get("problems", [])),
+                   problems=_problems(d.get("problems", [])), more=d.get("more", 0),
                    reason=_reason(d["reason"]) if d.get("reason") else None,
                    index=d.get("index"))
 
@@ -435,7 +442,8 @@ class Query:
         status, d = await _ask(info, "validate", {"state": state})
         if status != 200:
             return _problem(d)
-        return Validation(valid=d["valid"], problems=_problems(d["problems"]))
+        return Validation(valid=d["valid"], problems=_problems(d["problems"]),
+                          more=d.get("more", 0))
 
     @strawberry.field(description="The actions the seat to move may take now.")
     async def legal_actions(self, info: strawberry.Info, state: JSON) -> LegalActionsResult:

@@ -35,9 +35,25 @@ class Metrics:
         self.redis_errors = Counter("canasta_redis_errors", "Redis commands that failed or "
                                     "timed out.", ("op",), registry=r)
         self.redis_skipped = Counter("canasta_redis_skipped", "Redis lookups skipped while the "
-                                     "circuit breaker was open.", ("op",), registry=r)
+                                     "read circuit breaker was open.", ("op",), registry=r)
+        self.redis_writes_skipped = Counter("canasta_redis_writes_skipped", "Redis writes "
+                                            "skipped while the write circuit breaker was open.",
+                                            ("op",), registry=r)
         self.breaker_open = Gauge("canasta_redis_breaker_open", "1 while the Redis circuit "
-                                  "breaker is open.", registry=r)
+                                  "breaker of reads (path=read) or of writes (path=write) is "
+                                  "open.", ("path",), registry=r)
+        for path in ("read", "write"):
+            self.breaker_open.labels(path).set(0)
+        self.cache_bytes = Gauge("canasta_cache_bytes", "Bytes the in-process cache tier "
+                                 "holds (answers, keys, a fixed overhead per entry).", registry=r)
+        self.cache_entries = Gauge("canasta_cache_entries", "Entries of the in-process cache "
+                                   "tier.", registry=r)
+        self.cache_evictions = Counter("canasta_cache_evictions", "Entries the in-process tier "
+                                       "dropped for room (CACHE_SIZE, CACHE_MAX_BYTES).",
+                                       registry=r)
+        self.cache_too_large = Counter("canasta_cache_too_large", "Answers not cached (in "
+                                       "either tier): larger than CACHE_MAX_ENTRY_BYTES.",
+                                       ("op",), registry=r)
         self.client_aborts = Counter("canasta_client_aborts", "Requests whose client went away "
                                      "before its body arrived (reason `disconnect`), or whose "
                                      "body did not arrive within BODY_TIMEOUT (`timeout`); no "
@@ -48,7 +64,7 @@ class Metrics:
 
         self._children: dict[tuple[int, tuple[str, ...]], Any] = {}
 
-    def of(self, metric: Counter | Histogram, *labels: str) -> Any:
+    def of(self, metric: Counter | Gauge | Histogram, *labels: str) -> Any:
         """``metric.labels(*labels)``, kept: the labels are few (operations, statuses, tiers)
         and looking a child up again costs more than counting."""
         key = (id(metric), labels)

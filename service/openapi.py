@@ -20,6 +20,7 @@ import engine
 from schema import models as m
 
 from . import examples
+from .settings import Settings
 
 REF = "#/components/schemas/{model}"
 COMMITTED = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"
@@ -177,12 +178,18 @@ def _operations() -> dict[str, Any]:
 
     ready = {"type": "object", "required": ["ready", "degraded", "engine", "cache"], "properties": {
         "ready": {"type": "boolean"}, "degraded": {"type": "boolean", "description":
-                                                   "Redis is configured but unreachable."},
+                                                   "Redis is configured but unreachable, or "
+                                                   "refuses writes (`cache.redis`)."},
         "engine": {"type": "object", "required": ["id", "build"], "properties": {
             "id": {"type": "string", "description": "Version and source digest (in cache keys)."},
             "build": {"type": "string", "enum": ["compiled", "python"], "description":
                       "compiled: the mypyc build that `pip install .` makes; python: sources."}}},
-        "cache": {"type": "object"}}}
+        "cache": {"type": "object", "description": (
+            "`local`: the in-process tier's entries and bytes and their bounds (CACHE_SIZE, "
+            "CACHE_MAX_BYTES); `redis`: `off`, `ok`, `read-only` (hits are read, writes fail: "
+            "the write breaker is open) or `degraded` (reads fail: the read breaker is open); "
+            "`breakers`: the Redis circuit breakers of reads and of writes, `open` or "
+            "`closed`; `breaker_open`: either is open.")}}}
     return {
         "/healthz": get("healthz", "Liveness: the process answers.", "application/json",
                         {"type": "object", "required": ["status"],
@@ -192,8 +199,10 @@ def _operations() -> dict[str, Any]:
                        "down).", "application/json", ready,
                        {"ready": True, "degraded": False,
                         "engine": {"id": "0.1.0-aae53a5fb816", "build": "python"}, "cache": {
-                           "local": {"entries": 0, "size": 4096}, "redis": "off",
-                           "breaker_open": False}},
+                           "local": {"entries": 0, "size": Settings().cache_size, "bytes": 0,
+                                     "max_bytes": Settings().cache_max_bytes}, "redis": "off",
+                           "breaker_open": False,
+                           "breakers": {"read": "closed", "write": "closed"}}},
                        " The example is a fresh server's, without Redis: `engine.id` differs "
                        "with each engine, `build` with the installation."),
         "/metrics": get("metrics", "Prometheus metrics (text exposition format).",

@@ -44,8 +44,19 @@ DOCS: dict[str, str] = {
     "MAX_BODY_BYTES": "Largest request body; larger ones get 413 (also chunked bodies).",
     "MAX_ACTIONS": "Most actions in one `check`/`apply` request (at most 200, the wire bound); "
                    "more get 422 `TOO_MANY_ACTIONS`.",
+    "MAX_PROBLEMS": "Most problems one answer lists (`validate`, and the `INVALID_STATE` and "
+                    "`MALFORMED_REQUEST` problem documents); an answer that leaves some out says "
+                    "how many in `more`.",
+    "MAX_LEGAL_ACTIONS": "Most legal actions one `legal-actions` answer lists; a state with "
+                         "more gets 422 `TOO_MANY_LEGAL_ACTIONS` (no real deal comes near: "
+                         "docs/operations.md, \"Memory budget\").",
     "CACHE_SIZE": "Answers in the in-process LRU tier, each under its exact request bytes. "
                   "0: no in-process tier.",
+    "CACHE_MAX_BYTES": "Bytes the in-process tier may hold (answers, their keys and a fixed "
+                       "overhead per entry); the least recently used go first. 0: no "
+                       "in-process tier.",
+    "CACHE_MAX_ENTRY_BYTES": "Largest answer (bytes of JSON) cached, in process and in Redis; "
+                             "larger ones are computed every time.",
     "CACHE_TTL": "Seconds an entry lives, in both tiers.",
     "CACHE_OPS": "Operations whose answers are cached (comma-separated).",
     "REDIS_URL": "Second cache tier: `redis://host:port/0`, `rediss://…`, or "
@@ -54,8 +65,10 @@ DOCS: dict[str, str] = {
     "REDIS_CLUSTER": "`1`: treat `REDIS_URL` as a Redis Cluster node.",
     "REDIS_OPS": "Operations whose answers also go to Redis (comma-separated).",
     "REDIS_TIMEOUT": "Seconds for a Redis connect or command before it counts as a failure.",
-    "REDIS_BREAKER_FAILURES": "Consecutive Redis failures that open the circuit breaker.",
-    "REDIS_BREAKER_SECONDS": "Seconds the breaker stays open (Redis skipped) before a retry.",
+    "REDIS_BREAKER_FAILURES": "Consecutive failed Redis reads that open the read circuit "
+                              "breaker; as many failed writes open the write breaker.",
+    "REDIS_BREAKER_SECONDS": "Seconds a breaker stays open (Redis reads, or writes, skipped) "
+                             "before a retry.",
     "GRAPHQL_MAX_TOKENS": "Most tokens in a GraphQL document (names, punctuation, values, "
                           "comments); the parser stops at one more.",
     "GRAPHQL_MAX_DEPTH": "Most fields nested in fields in a GraphQL query (a root field is 1; "
@@ -169,7 +182,11 @@ class Settings:
     max_in_flight: int = 64
     max_body_bytes: int = 256 * 1024
     max_actions: int = 200
+    max_problems: int = 100
+    max_legal_actions: int = 1000
     cache_size: int = 4096
+    cache_max_bytes: int = 64 * 1024 * 1024
+    cache_max_entry_bytes: int = 128 * 1024
     cache_ttl: float = 3600.0
     cache_ops: frozenset[str] = field(default_factory=lambda: frozenset(CACHEABLE))
     redis_url: str = ""
@@ -219,6 +236,8 @@ class Settings:
             ("GRACEFUL_TIMEOUT", self.graceful_timeout, 0, None),
             ("MAX_ACTIONS", self.max_actions, 1, 200),
             ("MAX_BODY_BYTES", self.max_body_bytes, 1024, None),
+            ("MAX_PROBLEMS", self.max_problems, 1, None),
+            ("MAX_LEGAL_ACTIONS", self.max_legal_actions, 1, None),
             ("CACHE_SIZE", self.cache_size, 0, None),
             ("MAX_HEADER_BYTES", self.max_header_bytes, 1024, None),
             ("MAX_CONNECTIONS", self.max_connections, 1, None),
@@ -229,6 +248,8 @@ class Settings:
             ("GRAPHQL_MAX_REPEATED_FIELDS", self.graphql_max_repeated_fields, 0, None),
             ("GRAPHQL_MAX_ALIASES", self.graphql_max_aliases, 0, None),
             ("GRAPHQL_MAX_COST", self.graphql_max_cost, 1, None),
+            ("CACHE_MAX_BYTES", self.cache_max_bytes, 0, None),
+            ("CACHE_MAX_ENTRY_BYTES", self.cache_max_entry_bytes, 0, None),
             ("REDIS_BREAKER_FAILURES", self.redis_breaker_failures, 1, None),
             ("REDIS_BREAKER_SECONDS", self.redis_breaker_seconds, 0, None))
         for name, value, low, high in ranges:

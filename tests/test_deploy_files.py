@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
+from service.budget import budget, for_workers, report
 from service.settings import DOCS, Settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -301,3 +302,63 @@ def test_redis_service_is_what_redis_url_names() -> None:
 def test_docs_say_how_to_name_a_redis_cluster(doc: str) -> None:
     text = (ROOT / doc).read_text()
     assert "redis+cluster://" in text and "REDIS_CLUSTER" in text
+
+
+# --- memory budget (issue 17) -------------------------------------------------------------------
+
+#: the settings the memory budget depends on: the manifests set each, so the budget they were
+#: sized for does not move with the code's defaults
+MEMORY_SETTINGS = ("MAX_BODY_BYTES", "MAX_PROBLEMS", "MAX_LEGAL_ACTIONS", "CACHE_SIZE",
+                   "CACHE_MAX_BYTES", "CACHE_MAX_ENTRY_BYTES", "WORKERS")
+
+
+def compose_bytes(value: str) -> float:
+    """A Compose memory size (``640m``, ``1g``, ``512k``, bytes) as a number of bytes."""
+    text = str(value).lower().rstrip("b")
+    factor = {"k": 2**10, "m": 2**20, "g": 2**30}.get(text[-1:], 1)
+    return float(text[:-1] if factor > 1 else text) * factor
+
+
+def test_kubernetes_memory_covers_the_budget_of_its_settings() -> None:
+    """The pod's memory limit covers a worker's whole budget (``service.budget``, with the
+    requests in flight it assumes) and its request covers a worker with a full in-process
+    tier and one computation: the sizes docs/operations.md, "Memory budget", explains."""
+    objects = manifests()
+    container = only_container(objects[("Deployment", "canasta-referee")])
+    config = objects[("ConfigMap", "canasta-referee")]["data"]
+    assert set(MEMORY_SETTINGS) <= set(config), "the manifests fix every memory setting"
+    env = {e["name"]: e["value"] for e in container["env"] if "value" in e}
+    settings = settings_from({**config, **env})
+    assert settings.workers == 1
+    b = budget(settings)
+    memory = container["resources"]
+    assert quantity(memory["limits"]["memory"]) >= for_workers(settings) == b.total
+    assert quantity(memory["requests"]["memory"]) >= b.baseline + b.cache + b.compute
+    # and the bounds are real ones: a tier bounded by bytes, answers capped
+    assert 0 < settings.cache_max_bytes <= quantity(memory["limits"]["memory"]) / 4
+    assert settings.cache_max_entry_bytes < settings.cache_max_bytes / 100
+
+
+def test_compose_memory_limit_covers_the_budget_of_its_workers() -> None:
+    referee = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"]["referee"]
+    env = referee["environment"]
+    assert set(MEMORY_SETTINGS) <= set(env)
+    settings = settings_from(env)
+    assert settings.workers == 2
+    assert compose_bytes(referee["mem_limit"]) >= for_workers(settings)
+
+
+def test_operations_doc_quotes_the_budget_of_the_kubernetes_settings() -> None:
+    """docs/operations.md shows what ``python -m service.budget`` prints for the ConfigMap's
+    settings, and names every setting the budget depends on."""
+    config = manifests()[("ConfigMap", "canasta-referee")]["data"]
+    doc = (ROOT / "docs" / "operations.md").read_text()
+    section = doc.split("## Memory budget", 1)[1].split("\n## ", 1)[0]
+    printed = report(settings_from(config))
+    assert printed in section, f"paste into docs/operations.md:\n{printed}"
+    for name in MEMORY_SETTINGS[:-1]:
+        assert f"`{name}`" in section, name
+    proc = subprocess.run([sys.executable, "-m", "service.budget"], cwd=ROOT, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(ROOT),
+                                          **{k: str(v) for k, v in config.items()}}, timeout=60)
+    assert proc.returncode == 0 and proc.stdout == printed, proc.stderr

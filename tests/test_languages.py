@@ -27,6 +27,7 @@ from schema.models import EXAMPLE_ACTIONS, EXAMPLE_STATE
 from service.app import _STATUS_TEXT, create_app
 from service.protocol import OVERLOADED, TEXT
 from service.settings import Settings
+from tests.hostile import big_hand_state
 from tests.playout import playout
 
 DE = {"Accept-Language": "de"}
@@ -216,6 +217,8 @@ def test_every_top_level_engine_problem_has_a_german_title_and_detail(http: Test
                                            "actions": [{"type": "draw"}] * 201}),
         "INVALID_TALLY": ("/v1/score/tally", {"sides": [{"red_threes": 5}, {}]}),
         "INVALID_LEDGER": ("/v1/game", {"rounds": [{"state": EXAMPLE_STATE}]}),
+        # a valid state with 1,188 legal actions (MAX_LEGAL_ACTIONS: 1,000)
+        "TOO_MANY_LEGAL_ACTIONS": ("/v1/legal-actions", {"state": big_hand_state()}),
     }
     for code, (path, body) in cases.items():
         en = http.post(path, json=body, headers=EN).json()

@@ -119,15 +119,16 @@ def test_get_operations_give_the_documented_answers(server: httpx.Client) -> Non
     for key in (("/v1/variants", "get", "200", "catalogue"), ("/healthz", "get", "200", "answer")):
         assert server.get(key[0]).json() == ANSWERS[key]
     # readyz: a fresh server's document, but for the engine's id (its source digest), its
-    # build and the entries cached so far
+    # build and the entries (and their bytes) cached so far
     key = ("/readyz", "get", "200", "answer")
     ready, documented = server.get("/readyz").json(), ANSWERS[key]
     assert re.fullmatch(r"\d+\.\d+\.\d+-[0-9a-f]{12}", ready["engine"]["id"])
     assert ready["engine"]["build"] in ("python", "compiled")
     assert set(ready["engine"]) == set(documented["engine"])
     assert documented["cache"]["local"]["entries"] == 0 <= ready["cache"]["local"]["entries"]
+    assert documented["cache"]["local"]["bytes"] == 0 <= ready["cache"]["local"]["bytes"]
     ready["engine"] = documented["engine"]
-    ready["cache"]["local"]["entries"] = 0
+    ready["cache"]["local"]["entries"] = ready["cache"]["local"]["bytes"] = 0
     assert ready == documented
     # metrics: the documented line, after the one check it counts
     key = ("/metrics", "get", "200", "answer")

@@ -385,10 +385,14 @@ def test_a_dead_redis_only_means_computing(dealt: dict[str, Any]) -> None:
         assert ready.status_code == 200
         assert ready.json()["ready"] is True and ready.json()["degraded"] is True
         assert ready.json()["cache"]["redis"] == "degraded"
+        # a dead Redis fails reads and writes: both breakers open
+        assert ready.json()["cache"]["breakers"] == {"read": "open", "write": "open"}
         metrics = c.get("/metrics").text
         assert 'canasta_redis_errors_total{op="legal-actions"}' in metrics
         assert 'canasta_redis_skipped_total{op="legal-actions"}' in metrics  # breaker open
-        assert "canasta_redis_breaker_open 1.0" in metrics
+        assert 'canasta_redis_writes_skipped_total{op="legal-actions"}' in metrics
+        assert 'canasta_redis_breaker_open{path="read"} 1.0' in metrics
+        assert 'canasta_redis_breaker_open{path="write"} 1.0' in metrics
 
 
 # --- operations, docs ---------------------------------------------------------------------------

@@ -1,14 +1,23 @@
-"""The cache's parts: the LRU tier, the circuit breaker, single flight, the Redis client's
-configuration (plain and cluster)."""
+"""The cache's parts: the LRU tier (bounded by entries and by bytes, its byte count checked
+against what it allocates, through the real app), the circuit breaker, single flight, the Redis
+client's configuration (plain and cluster)."""
 
 from __future__ import annotations
 
 import asyncio
+import gc
+import tracemalloc
+from typing import Any
 
+import orjson
+import pytest
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
+from starlette.testclient import TestClient
 
-from service.cache import LRU, Breaker, Cache, Entry, redis_client
+from schema.models import EXAMPLE_STATE
+from service.app import create_app
+from service.cache import ENTRY_OVERHEAD, LRU, Breaker, Cache, Entry, redis_client
 from service.metrics import Metrics
 from service.settings import Settings
 
@@ -97,3 +106,173 @@ def test_redis_clients_have_short_timeouts_and_no_retries() -> None:
     for settings in (Settings(redis_url="redis+cluster://127.0.0.1:7000"),
                      Settings(redis_url="redis://127.0.0.1:7000", redis_cluster=True)):
         assert isinstance(redis_client(settings), RedisCluster)
+
+
+# --- bounded by bytes (issue 17) ----------------------------------------------------------------
+
+
+def test_lru_counts_bytes_evicts_by_bytes_and_keeps_nothing_too_large() -> None:
+    clock = Clock()
+    cost = 100 + 10 + ENTRY_OVERHEAD  # an answer of 100 bytes under a key ending in 10 bytes
+    lru = LRU(100, ttl=10, clock=clock, max_bytes=3 * cost)
+
+    def key(n: int) -> tuple[str, str, bytes]:
+        return ("check", "en", b"%010d" % n)
+
+    for n in range(3):
+        assert lru.put(key(n), Entry(200, b"x" * 100))
+    assert lru.bytes == 3 * cost and len(lru) == 3 and lru.evictions == 0
+    assert lru.get(key(0)) is not None  # 0 is now the most recent: 1 goes first
+    assert lru.put(key(3), Entry(200, b"x" * 100))
+    assert lru.get(key(1)) is None and len(lru) == 3 and lru.bytes == 3 * cost
+    assert lru.evictions == 1
+    # a bigger answer makes room by as many entries as it needs
+    assert lru.put(key(4), Entry(200, b"y" * (100 + cost)))
+    assert [k[2] for k in lru._data] == [b"%010d" % n for n in (3, 4)]
+    assert lru.bytes == 3 * cost + cost - cost  # two entries, one of them costing two
+    # replacing an entry counts the new answer, not both
+    assert lru.put(key(3), Entry(200, b"z" * 50))
+    assert lru.bytes == (50 + 10 + ENTRY_OVERHEAD) + (200 + cost + 10 + ENTRY_OVERHEAD) - 100
+    # an entry over the whole bound is not kept, and drops nothing
+    before = dict(lru._data)
+    assert not lru.put(key(5), Entry(200, b"w" * (3 * cost)))
+    assert dict(lru._data) == before and lru.get(key(5)) is None
+    # expired entries give their bytes back
+    clock.now = 11
+    assert lru.get(key(3)) is None and lru.get(key(4)) is None
+    assert lru.bytes == 0 and len(lru) == 0
+
+
+def asgi_post(app: Any, path: str, body: bytes) -> Any:
+    """A coroutine POSTing ``body`` to the ASGI app in this thread; it returns (status,
+    headers, body)."""
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+             "method": "POST", "scheme": "http", "path": path, "raw_path": path.encode(),
+             "query_string": b"", "root_path": "", "server": ("127.0.0.1", 8000),
+             "client": ("127.0.0.1", 50000),
+             "headers": [(b"content-type", b"application/json"),
+                         (b"content-length", str(len(body)).encode())]}
+    out: dict[str, Any] = {"body": b""}
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            out["status"] = message["status"]
+            out["headers"] = dict(message["headers"])
+        else:
+            out["body"] += message.get("body", b"")
+
+    async def run() -> tuple[int, dict[bytes, bytes], bytes]:
+        await app(scope, receive, send)
+        return out["status"], out["headers"], out["body"]
+
+    return run()
+
+
+def small(n: int) -> bytes:
+    """A legal-actions request of about 400 bytes with a short answer, new for each ``n``."""
+    return orjson.dumps({"state": {**EXAMPLE_STATE, "scores": [n, 0]}})
+
+
+def test_through_the_app_answers_over_the_entry_bound_are_not_cached() -> None:
+    """CACHE_MAX_ENTRY_BYTES: a 60 KB legal-actions answer is computed every time (a miss
+    each time, in neither tier), counted; a small one is still a hit."""
+    from .hostile import legal_actions_full_hand
+
+    app = create_app(Settings(log_level="warning", cache_max_entry_bytes=32 * 1024))
+    svc = app.state.svc
+    path, big = legal_actions_full_hand(1)
+
+    async def scenario() -> list[tuple[int, dict[bytes, bytes], bytes]]:
+        async with app.router.lifespan_context(app):
+            return [await asgi_post(app, path, body) for body in (big, big, small(1), small(1))]
+
+    (s1, h1, b1), (s2, h2, b2), (_, h3, _), (_, h4, _) = asyncio.run(scenario())
+    assert s1 == s2 == 200 and b1 == b2 and len(b1) > 32 * 1024
+    assert (h1[b"x-cache"], h2[b"x-cache"], h3[b"x-cache"], h4[b"x-cache"]) == (
+        b"miss", b"miss", b"miss", b"hit")
+    assert len(svc.cache.local) == 1
+    metrics = svc.metrics.render().decode()
+    assert 'canasta_cache_too_large_total{op="legal-actions"} 2.0' in metrics
+
+
+def test_through_the_app_the_tier_is_bounded_by_bytes() -> None:
+    """CACHE_MAX_BYTES room for three of these answers: the fourth and fifth evict the least
+    recently used; /readyz and /metrics show the bytes and the evictions."""
+    probe = create_app(Settings(log_level="warning"))
+
+    async def one_cost() -> int:
+        async with probe.router.lifespan_context(probe):
+            await asgi_post(probe, "/v1/legal-actions", small(0))
+            cost: int = probe.state.svc.cache.local.bytes
+            return cost
+
+    cost = asyncio.run(one_cost())
+    assert cost > len(small(0)) + ENTRY_OVERHEAD  # the answer counts too
+    app = create_app(Settings(log_level="warning", cache_max_bytes=3 * cost + cost // 2))
+    local = app.state.svc.cache.local
+
+    async def scenario() -> list[bytes]:
+        async with app.router.lifespan_context(app):
+            for n in range(5):
+                await asgi_post(app, "/v1/legal-actions", small(n))
+            assert len(local) == 3 and local.bytes == 3 * cost <= local.max_bytes
+            seen = []
+            for n in (4, 0):  # the last one is kept; the first was evicted
+                status, headers, _ = await asgi_post(app, "/v1/legal-actions", small(n))
+                seen.append(headers[b"x-cache"])
+            return seen
+
+    assert asyncio.run(scenario()) == [b"hit", b"miss"]
+    with TestClient(app) as c:
+        ready = c.get("/readyz").json()["cache"]["local"]
+        assert ready == {"entries": 3, "size": 4096, "bytes": 3 * cost,
+                         "max_bytes": 3 * cost + cost // 2}
+        metrics = c.get("/metrics").text
+        assert f"canasta_cache_bytes {float(3 * cost)}" in metrics
+        assert "canasta_cache_entries 3.0" in metrics
+        assert "canasta_cache_evictions_total 3.0" in metrics  # 0, 1 and then 2 (for 0 again)
+
+
+@pytest.mark.parametrize("kind", ["small", "large"])
+def test_the_counted_bytes_are_what_the_tier_allocates(kind: str) -> None:
+    """The bytes the tier counts are within a quarter of what it really keeps allocated
+    (tracemalloc, over 1,000 small or 40 large answers sent through the app): a
+    CACHE_MAX_BYTES bound is a bound on memory. Small answers were kept in orjson's 4 KiB
+    output buffer each before the tier copied them (about five times what they counted)."""
+    from .hostile import legal_actions_full_hand
+
+    count = 1000 if kind == "small" else 40
+
+    def request(n: int) -> bytes:
+        return small(n) if kind == "small" else legal_actions_full_hand(n)[1]
+
+    app = create_app(Settings(log_level="warning", cache_size=10**6))
+    local = app.state.svc.cache.local
+
+    async def scenario() -> tuple[int, int]:
+        async with app.router.lifespan_context(app):
+            for n in range(5):  # warm up: every lazy import and table
+                await asgi_post(app, "/v1/legal-actions", request(500_000 + n))
+            bodies = [request(n) for n in range(count)]
+            counted = local.bytes
+            gc.collect()
+            tracemalloc.start()
+            try:
+                before = tracemalloc.get_traced_memory()[0]
+                for body in bodies:
+                    status, _, _ = await asgi_post(app, "/v1/legal-actions", body)
+                    assert status == 200
+                del bodies  # the request bodies the tier keeps as keys are counted: still held
+                gc.collect()
+                kept = tracemalloc.get_traced_memory()[0] - before
+            finally:
+                tracemalloc.stop()
+            return kept, local.bytes - counted
+
+    kept, counted = asyncio.run(scenario())
+    assert len(local) == count + 5
+    print(f"{kind}: kept {kept} bytes, counted {counted}")
+    assert 0.75 * kept <= counted <= 1.25 * kept, (kept, counted)

@@ -117,3 +117,69 @@ def test_redis_stopped_and_restarted_mid_run() -> None:
     finally:
         svc.stop()
         redis.stop()
+
+
+def metric(text: str, series: str) -> float:
+    """A sample's value in a Prometheus exposition (0 when the series is absent)."""
+    for line in text.splitlines():
+        if line.startswith(series + " "):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+def test_a_redis_that_refuses_writes_still_serves_hits() -> None:
+    """Answers stored, then Redis out of memory under `noeviction` (`maxmemory` cut to 1
+    byte): every write is refused (OOM) and opens the write breaker, and only that one; the
+    stored answers are still read and served (X-Cache: hit from Redis: no in-process tier).
+    /readyz says `read-only`. With the memory back, writes resume after a breaker period."""
+    if shutil.which("redis-server") is None:
+        pytest.skip("needs redis-server to reconfigure it")
+    redis = RedisServer(extra=("--maxmemory-policy", "noeviction")).start()
+    svc = Service({**REDIS_ONLY, "REDIS_URL": redis.url, "REDIS_BREAKER_SECONDS": "1"}).start()
+    try:
+        with httpx.Client(base_url=svc.url, timeout=5) as c:
+            seeded = [{"state": {**EXAMPLE_STATE, "scores": [100 + i, 0]}} for i in range(5)]
+            expected = []
+            for body in seeded:
+                wait_for_hit(c, body)
+                expected.append(post(c, body).content)
+            stored = int(redis.command("DBSIZE").strip().lstrip(b":"))
+            assert stored == len(seeded)
+
+            assert redis.command("CONFIG", "SET", "maxmemory", "1").startswith(b"+OK")
+            assert redis.command("SET", "probe", "1").startswith(b"-OOM")  # writes refused
+
+            for n in range(20):  # misses whose writes fail, in a row; the stored ones still hit
+                for k in range(3):
+                    fresh = post(c, {"state": {**EXAMPLE_STATE, "scores": [200 + 3 * n + k, 0]}})
+                    assert fresh.headers["x-cache"] == "miss"
+                time.sleep(0.02)  # the writes are tried after the answers: let them fail first
+                for body, content in zip(seeded, expected, strict=True):
+                    r = post(c, body)
+                    assert (r.headers["x-cache"], r.content) == ("hit", content), n
+            assert int(redis.command("DBSIZE").strip().lstrip(b":")) == stored
+
+            ready = c.get("/readyz").json()
+            assert ready["ready"] is True and ready["degraded"] is True
+            assert ready["cache"]["redis"] == "read-only"
+            assert ready["cache"]["breakers"] == {"read": "closed", "write": "open"}
+            metrics = c.get("/metrics").text
+            assert metric(metrics, 'canasta_redis_breaker_open{path="write"}') == 1.0
+            assert metric(metrics, 'canasta_redis_breaker_open{path="read"}') == 0.0
+            assert metric(metrics, 'canasta_redis_errors_total{op="legal-actions"}') >= 2
+            assert metric(metrics, 'canasta_redis_writes_skipped_total{op="legal-actions"}') > 0
+            assert metric(metrics, 'canasta_redis_skipped_total{op="legal-actions"}') == 0
+            assert metric(metrics, 'canasta_cache_hits_total{op="legal-actions",tier="redis"}'
+                          ) >= 20 * len(seeded)
+
+            # memory back: after REDIS_BREAKER_SECONDS a write is tried again and succeeds
+            assert redis.command("CONFIG", "SET", "maxmemory", "0").startswith(b"+OK")
+            time.sleep(1.1)
+            seen = wait_for_hit(c, {"state": {**EXAMPLE_STATE, "scores": [300, 0]}})
+            assert seen[-1] == "hit"
+            ready = c.get("/readyz").json()
+            assert ready["cache"]["redis"] == "ok" and ready["degraded"] is False
+            assert ready["cache"]["breakers"] == {"read": "closed", "write": "closed"}
+    finally:
+        svc.stop()
+        redis.stop()

@@ -677,10 +677,16 @@ export interface components {
             detail: string;
             /**
              * Problems
-             * @description Every field or state problem, with its JSON pointer.
+             * @description Every field or state problem, with its JSON pointer (the first MAX_PROBLEMS when there are more).
              * @default []
              */
             problems?: components["schemas"]["Problem"][];
+            /**
+             * More
+             * @description How many problems were found beyond those listed; absent when `problems` lists them all.
+             * @default null
+             */
+            more?: number | null;
             /**
              * @description Why an action was refused (apply).
              * @default null
@@ -1283,13 +1289,23 @@ export interface components {
         };
         /**
          * ValidateResponse
-         * @description Every problem found in a state (empty when valid).
+         * @description Every problem found in a state (empty when valid), up to the service's MAX_PROBLEMS
+         *     (100 unless configured otherwise); `more` counts the rest.
          */
         ValidateResponse: {
             /** Valid */
             valid: boolean;
-            /** Problems */
+            /**
+             * Problems
+             * @description The problems found, in the order they were found: all of them, or the first MAX_PROBLEMS when there are more.
+             */
             problems: components["schemas"]["Problem"][];
+            /**
+             * More
+             * @description How many problems were found beyond those listed; absent when `problems` lists them all.
+             * @default null
+             */
+            more?: number | null;
         };
         /**
          * VariantDetail
@@ -1844,7 +1860,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         ready: boolean;
-                        /** @description Redis is configured but unreachable. */
+                        /** @description Redis is configured but unreachable, or refuses writes (`cache.redis`). */
                         degraded: boolean;
                         engine: {
                             /** @description Version and source digest (in cache keys). */
@@ -1855,6 +1871,7 @@ export interface operations {
                              */
                             build: "compiled" | "python";
                         };
+                        /** @description `local`: the in-process tier's entries and bytes and their bounds (CACHE_SIZE, CACHE_MAX_BYTES); `redis`: `off`, `ok`, `read-only` (hits are read, writes fail: the write breaker is open) or `degraded` (reads fail: the read breaker is open); `breakers`: the Redis circuit breakers of reads and of writes, `open` or `closed`; `breaker_open`: either is open. */
                         cache: Record<string, never>;
                     };
                 };

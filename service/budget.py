@@ -1,0 +1,130 @@
+"""The memory budget of one worker process (docs/operations.md, "Memory budget"): what its
+settings let it hold at most, whatever the clients send.
+
+    python -m service.budget                     # the budget of the settings in the environment
+    python -m service.budget --in-flight 32      # with another number of requests in flight
+
+    budget = baseline + cache + one computation + in flight × (2 × MAX_BODY_BYTES + largest answer)
+
+- ``baseline``: a worker after start-up and a first request of each kind (measured 60 MiB,
+  Python engine, CPython 3.11, x86-64), with room for the allocator's own growth.
+- ``cache``: the in-process tier's bound, ``min(CACHE_MAX_BYTES, CACHE_SIZE × the largest
+  entry)``, times the resident memory a counted byte costs (measured 0.97 for 60 KB answers,
+  1.13 for 100-byte ones: the tier keeps right-sized copies; ``service.cache.Cache.keep``).
+- one computation: requests are answered one at a time in a worker (the engine and the
+  validation run on the event loop), so only one request's passing allocations count; the
+  largest measured is 17 MiB (a 224 KB state with 44,000 problems; pydantic keeps at most
+  MAX_PROBLEMS errors plus one card list's, ``schema.models.ErrorBudget``).
+- in flight: each request being received or answered holds its body (twice while Starlette
+  joins its chunks) and its answer, the largest of which MAX_PROBLEMS and MAX_LEGAL_ACTIONS
+  bound. How many are in flight is not bounded by this service's settings: ``IN_FLIGHT`` is
+  the budget's assumption until a limit on requests in flight per worker exists.
+
+The constants were measured on the project's 2-core development machine: resident memory from
+/proc (``bench/attack.py``), allocations with tracemalloc (``tests/test_service_cache.py`` checks
+the cache's count against them). ``tests/test_memory_attack.py`` holds a real server to this
+budget under attack, and ``tests/test_deploy_files.py`` holds the Kubernetes memory limit and
+request, and Compose's ``mem_limit``, to it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import NamedTuple
+
+from .app import RAW_KEY_BYTES
+from .cache import ENTRY_OVERHEAD
+from .settings import SettingError, Settings
+
+MIB = 1024 * 1024
+#: a worker after start-up and warm-up (measured 60 MiB), with room for the allocator
+BASELINE = 96 * MIB
+#: resident bytes per byte the in-process tier counts (measured 0.97 to 1.13)
+CACHE_RSS_FACTOR = 1.25
+#: the largest passing allocation of one request (measured 17 MiB)
+COMPUTE_PEAK = 32 * MIB
+#: the most bytes one listed problem writes: a message of up to 2,000 characters (a meld's
+#: cards spelled out), its code and its path
+ANSWER_PER_PROBLEM = 2_200
+#: the most bytes one listed legal action writes (measured 78 to 89 on average)
+ANSWER_PER_ACTION = 120
+#: any other answer: a valid state (at most 162 cards) and its events, a score, a verdict
+OTHER_ANSWER = 16 * 1024
+#: requests in flight per worker the budget assumes (connections answered at once)
+IN_FLIGHT = 64
+#: with WORKERS > 1: uvicorn's supervisor and multiprocessing's helper process (measured 38
+#: and 15 MiB)
+SUPERVISOR = 64 * MIB
+
+
+class Budget(NamedTuple):
+    """A worker's memory budget in bytes, by part."""
+
+    baseline: int
+    cache: int
+    compute: int
+    in_flight: int
+
+    @property
+    def total(self) -> int:
+        return self.baseline + self.cache + self.compute + self.in_flight
+
+
+def largest_answer(settings: Settings) -> int:
+    """The most bytes one answer can have with these settings."""
+    return max(settings.max_problems * ANSWER_PER_PROBLEM,
+               settings.max_legal_actions * ANSWER_PER_ACTION, OTHER_ANSWER) + 1024
+
+
+def cache_bound(settings: Settings) -> int:
+    """The most bytes the in-process tier counts: its byte bound, or its entry bound times the
+    largest entry, whichever is less (0 without the tier)."""
+    if settings.cache_size <= 0 or settings.cache_max_bytes <= 0:
+        return 0
+    entry = settings.cache_max_entry_bytes + RAW_KEY_BYTES + ENTRY_OVERHEAD
+    return min(settings.cache_max_bytes, settings.cache_size * entry)
+
+
+def budget(settings: Settings, in_flight: int = IN_FLIGHT) -> Budget:
+    """The memory budget of one worker with these settings and ``in_flight`` requests."""
+    per_request = 2 * settings.max_body_bytes + largest_answer(settings)
+    return Budget(BASELINE, int(cache_bound(settings) * CACHE_RSS_FACTOR), COMPUTE_PEAK,
+                  in_flight * per_request)
+
+
+def for_workers(settings: Settings, in_flight: int = IN_FLIGHT) -> int:
+    """The budget of a whole server: ``WORKERS`` workers, and their supervisor when there are
+    several."""
+    return budget(settings, in_flight).total * settings.workers + (
+        SUPERVISOR if settings.workers > 1 else 0)
+
+
+def report(settings: Settings, in_flight: int = IN_FLIGHT) -> str:
+    """The budget as ``python -m service.budget`` prints it (docs/operations.md quotes it)."""
+    b = budget(settings, in_flight)
+    lines = [f"{name:>22}: {value / MIB:6.1f} MiB" for name, value in (
+        ("baseline", b.baseline), ("cache", b.cache), ("one computation", b.compute),
+        (f"{in_flight} in flight", b.in_flight), ("a worker", b.total),
+        (f"WORKERS={settings.workers}", for_workers(settings, in_flight)))]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m service.budget",
+                                     description="The memory budget of one worker with the "
+                                     "settings in the environment.")
+    parser.add_argument("--in-flight", type=int, default=IN_FLIGHT,
+                        help=f"requests in flight per worker (default {IN_FLIGHT})")
+    args = parser.parse_args(argv)
+    try:
+        settings = Settings.from_env()
+    except SettingError as exc:
+        print(f"python -m service.budget: {exc}", file=sys.stderr)
+        return 2
+    print(report(settings, args.in_flight), end="")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
