@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, ValidationError
 
-from engine import api
+from engine import api, audit
 from engine.rules import RuleSet
 
 from . import canonical, messages, models
@@ -26,15 +26,20 @@ REQUESTS: dict[str, type[BaseModel] | None] = {
     "check": models.ActionsRequest,
     "apply": models.ActionsRequest,
     "score": models.StateRequest,
+    "audit": models.AuditRequest,
+    "view": models.ViewRequest,
+    "batch": models.BatchRequest,
 }
 
-_OPS: dict[str, Callable[[dict[str, Any], str], dict[str, Any]]] = {"deal": api.deal}
+_OPS: dict[str, Callable[[dict[str, Any], str], dict[str, Any]]] = {"deal": api.deal,
+                                                                    "audit": audit.audit}
 _STATE_OPS: dict[str, Callable[[dict[str, Any], str, RuleSet | None], dict[str, Any]]] = {
     "validate": api.validate,
     "legal-actions": api.legal_actions,
     "check": api.check,
     "apply": api.apply,
     "score": api.score,
+    "view": api.view,
 }
 
 _TITLES = {
@@ -79,9 +84,12 @@ def parse(op: str, body: bytes | str | None, lang: str = "en") -> BaseModel | An
     try:
         return model.model_validate_json(body or b"")
     except ValidationError as exc:
-        if any(e["type"] == "too_long" and tuple(e["loc"]) == ("actions",)
-               for e in exc.errors(include_url=False)):
+        too_long = {tuple(e["loc"]) for e in exc.errors(include_url=False)
+                    if e["type"] == "too_long"}
+        if ("actions",) in too_long:
             return too_many_actions(lang)
+        if ("operations",) in too_long:
+            return too_many_operations(lang)
         return malformed(exc, lang)
 
 
@@ -120,12 +128,54 @@ def too_deep(lang: str) -> Answer:
                    problems=[{"code": "BAD_VALUE", "path": "", "message": detail}])
 
 
-def too_many_actions(lang: str, limit: int = 200) -> Answer:
-    """The 422 problem of a request with more actions than allowed."""
+def too_many_actions(lang: str, limit: int = 200, path: str = "/actions") -> Answer:
+    """The 422 problem of a request with more actions than allowed (``path``: where they are;
+    an audit's are in ``/deals``)."""
     detail = (f"Höchstens {limit} Aktionen pro Anfrage." if lang == "de"
               else f"At most {limit} actions per request.")
     return problem(422, "TOO_MANY_ACTIONS", detail, lang,
-                   problems=[{"code": "TOO_MANY_ACTIONS", "path": "/actions", "message": detail}])
+                   problems=[{"code": "TOO_MANY_ACTIONS", "path": path, "message": detail}])
+
+
+def too_many_operations(lang: str, limit: int = models.MAX_BATCH) -> Answer:
+    """The 422 problem of a batch with more operations than allowed."""
+    detail = (f"Höchstens {limit} Operationen pro Anfrage." if lang == "de"
+              else f"At most {limit} operations per request.")
+    return problem(422, "TOO_MANY_OPERATIONS", detail, lang,
+                   problems=[{"code": "TOO_MANY_OPERATIONS", "path": "/operations",
+                              "message": detail}])
+
+
+def batch_operations(body: bytes | str | None, lang: str = "en",
+                     limit: int = models.MAX_BATCH) -> list[tuple[str, bytes]] | Answer:
+    """A batch's operations, each as its name and its body's JSON text (as sent, when the
+    batch is read the fast way: a single request with the same bytes shares its cache entry),
+    or the 422 problem of a malformed batch or one of more than ``limit`` operations."""
+    operations = canonical.batch(body)
+    if operations is None:
+        request = parse("batch", body, lang)
+        if isinstance(request, tuple):
+            return request
+        assert isinstance(request, models.BatchRequest)
+        operations = [(o.op, orjson.dumps(o.body)) for o in request.operations]
+    if len(operations) > limit:
+        return too_many_operations(lang, limit)
+    return operations
+
+
+def batch_answer(results: list[tuple[int, bytes]]) -> bytes:
+    """A batch's answer as JSON text, from its operations' statuses and rendered answers."""
+    return b'{"results":[' + b",".join([b'{"status":%d,"body":%s}' % r for r in results]) + b"]}"
+
+
+def batch(body: bytes | str | None, lang: str = "en") -> Answer:
+    """A batch answered operation by operation, uncached (the service answers through its
+    cache: ``service.app.Service.batch``)."""
+    operations = batch_operations(body, lang)
+    if isinstance(operations, tuple):
+        return operations
+    return 200, {"results": [dict(zip(("status", "body"), handle(op, raw, lang), strict=True))
+                             for op, raw in operations]}
 
 
 def run(op: str, data: dict[str, Any], lang: str = "en", rules: RuleSet | None = None,
@@ -158,6 +208,8 @@ def handle(op: str, body: bytes | str | None, lang: str = "en", arg: str | None 
             return 200, api.variant(arg or "", lang=lang)
     except api.OpError as exc:
         return _op_problem(op, exc, lang)
+    if op == "batch":
+        return batch(body, lang)
     request = request_data(op, body, lang)
     if isinstance(request, tuple):
         return request

@@ -87,6 +87,8 @@ def field_message(error: ErrorDetails, lang: str) -> str:
 TITLES: dict[str, str] = {
     "MALFORMED_REQUEST": "Fehlerhafte Anfrage",
     "TOO_MANY_ACTIONS": "Zu viele Aktionen",
+    "TOO_MANY_OPERATIONS": "Zu viele Operationen",
+    "DEAL_RULES_DIFFER": "Andere Regeln in einer Runde",
     "INVALID_STATE": "Ungültiger Spielstand",
     "UNKNOWN_VARIANT": "Unbekannte Variante",
     "UNKNOWN_OPTION": "Unbekannte Option",

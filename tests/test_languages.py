@@ -194,6 +194,10 @@ def test_every_top_level_engine_problem_has_a_german_title_and_detail(http: Test
         "MALFORMED_REQUEST": ("/v1/deal", {"seed": "7"}),
         "TOO_MANY_ACTIONS": ("/v1/check", {"state": EXAMPLE_STATE,
                                            "actions": [{"type": "draw"}] * 201}),
+        "DEAL_RULES_DIFFER": ("/v1/audit", {"variant": "german",
+                                            "deals": [{"state": EXAMPLE_STATE}]}),
+        "TOO_MANY_OPERATIONS": ("/v1/batch", {"operations": [{"op": "validate",
+                                                              "body": {}}] * 257}),
     }
     for code, (path, body) in cases.items():
         en = http.post(path, json=body, headers=EN).json()
@@ -343,6 +347,9 @@ def test_every_answer_of_v1_and_graphql_says_its_language(http: TestClient) -> N
                 ("POST", "/v1/legal-actions", body), ("POST", "/v1/score", body),
                 ("POST", "/v1/check", {**body, "actions": EXAMPLE_ACTIONS}),
                 ("POST", "/v1/apply", {**body, "actions": EXAMPLE_ACTIONS[:1]}),
+                ("POST", "/v1/view", {**body, "seat": 0}),
+                ("POST", "/v1/audit", {"deals": [{"seed": 1, "dealer": 0}]}),
+                ("POST", "/v1/batch", {"operations": [{"op": "validate", "body": body}]}),
                 ("POST", "/v1/check", {"state": 1}), ("POST", "/v1/nothing", {}),
                 ("POST", "/graphql", {"query": "{ variants { id } }"})]
     english_only = {"/v1/variants", "/v1/variants/classic"}  # the catalogue has no German
