@@ -3,6 +3,7 @@ health, metrics). Routes are thin over ``schema.handlers``; answers are cached b
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import hashlib
@@ -35,6 +36,8 @@ log = logging.getLogger("canasta.http")
 JSON = "application/json"
 #: request bodies up to this size are the in-process key themselves (longer ones: their SHA-256)
 RAW_KEY_BYTES = 16 * 1024
+#: a batch lets the event loop serve other requests after every this many operations
+BATCH_SLICE = 32
 PROBLEM = "application/problem+json"
 
 
@@ -188,10 +191,12 @@ class Service:
             return operations[0], render(operations[1]), []
         results: list[tuple[int, bytes]] = []
         tags: list[str] = []
-        for op, raw in operations:
+        for i, (op, raw) in enumerate(operations, 1):
             status, content, cache = await self.answer(op, raw, lang)
             results.append((status, content))
             tags.append(cache or "none")
+            if i % BATCH_SLICE == 0:  # let other requests in between (a miss is ~50 µs)
+                await asyncio.sleep(0)
         return 200, handlers.batch_answer(results), tags
 
     async def ready(self) -> dict[str, Any]:
