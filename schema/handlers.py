@@ -174,8 +174,11 @@ def batch(body: bytes | str | None, lang: str = "en") -> Answer:
     operations = batch_operations(body, lang)
     if isinstance(operations, tuple):
         return operations
-    return 200, {"results": [dict(zip(("status", "body"), handle(op, raw, lang), strict=True))
-                             for op, raw in operations]}
+    results = []
+    for op, raw in operations:
+        status, answer = handle(op, raw, lang)
+        results.append({"status": status, "body": answer})
+    return 200, {"results": results}
 
 
 def run(op: str, data: dict[str, Any], lang: str = "en", rules: RuleSet | None = None,

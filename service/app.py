@@ -303,13 +303,13 @@ class BodyLimit:
     paths named there): by Content-Length, and while reading chunked bodies."""
 
     def __init__(self, app: ASGIApp, limit: int, limits: Mapping[str, int] | None = None) -> None:
-        self.app, self.default, self.limits = app, limit, dict(limits or {})
+        self.app, self.limit, self.limits = app, limit, dict(limits or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        limit = self.limits.get(scope["path"], self.default)
+        limit = self.limits.get(scope["path"], self.limit)
         lang = "en"
         length: int | None = None
         for name, value in scope["headers"]:
