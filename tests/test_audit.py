@@ -22,18 +22,13 @@ from starlette.testclient import TestClient
 from engine import VARIANTS, rules_for, state_to_data
 from schema import canonical, models
 from schema.models import EXAMPLE_FULL_STATE, EXAMPLE_STATE
-from service.app import create_app
 from service.settings import Settings
 from tests.games import Played, by_state, game
 from tests.test_canonical import mutate
+from tests.test_service_api import client
 
 ROOT = Path(__file__).resolve().parent.parent
 DE = {"Accept-Language": "de"}
-
-
-def client(**settings: Any) -> TestClient:
-    return TestClient(create_app(Settings(log_level="warning", **settings)),
-                      raise_server_exceptions=False)
 
 
 @pytest.fixture(scope="module")

@@ -20,18 +20,13 @@ from starlette.testclient import TestClient
 from engine import rules_for, state_to_data
 from schema import canonical, handlers, models
 from schema.models import EXAMPLE_ACTIONS, EXAMPLE_FULL_STATE, EXAMPLE_OVER_STATE, EXAMPLE_STATE
-from service.app import create_app
 from service.settings import Settings
 from tests.playout import playout
 from tests.servers import RedisServer, Service
 from tests.test_canonical import mutate
+from tests.test_service_api import client
 
 DE = {"Accept-Language": "de"}
-
-
-def client(**settings: Any) -> TestClient:
-    return TestClient(create_app(Settings(log_level="warning", **settings)),
-                      raise_server_exceptions=False)
 
 
 @pytest.fixture
