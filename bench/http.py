@@ -44,16 +44,26 @@ local f = io.open("{body}", "rb")
 local body = f:read("*a")
 f:close()
 local vary = {vary}
-local a, b = body:find("@N@", 1, true)
+local marks = select(2, body:gsub("@N@", ""))
 local n = 0
 request = function()
   if vary then
     n = n + 1
-    return wrk.format(nil, nil, nil, body:sub(1, a - 1) .. (n % 999999) .. body:sub(b + 1))
+    local i = 0
+    -- every mark its own number (a batch's operations each a new state), every request new ones
+    local fresh = body:gsub("@N@", function()
+      i = i + 1
+      return tostring((n * marks + i) % 999999)
+    end)
+    return wrk.format(nil, nil, nil, fresh)
   end
   return wrk.format(nil, nil, nil, body)
 end
 """
+
+
+#: operations in a batch (``--batch``): each an item of ``items/s``
+BATCH = 64
 
 
 def play_state(options: dict[str, Any] | None = None,
@@ -72,8 +82,9 @@ def play_state(options: dict[str, Any] | None = None,
     raise RuntimeError("no such state")
 
 
-def bodies() -> dict[str, tuple[dict[str, Any], str]]:
-    """Per operation: a request body and the path; ``@N@`` marks where misses vary."""
+def bodies(batch: int = BATCH) -> dict[str, tuple[dict[str, Any], str]]:
+    """Per operation: a request body and the path; ``@N@`` marks where misses vary. A batch
+    holds ``batch`` operations."""
     state = play_state()
     card = state["hands"][state["turn"]["seat"]][0]
     check = {"state": state, "actions": [{"type": "discard", "card": card}]}
@@ -82,8 +93,10 @@ def bodies() -> dict[str, tuple[dict[str, Any], str]]:
     fast = query.replace("actions { type cards card rank }", "actionsJson")
     four = play_state({}, actions=(10, 20))
     deal = {"variant": "classic", "options": {"players": 6}, "seed": 1, "scores": [0, 0, 0]}
+    operations = {"operations": [{"op": "legal-actions", "body": {"state": four}}] * batch}
     return {"legal-actions": ({"state": state}, "/v1/legal-actions"),
             "legal-actions four players": ({"state": four}, "/v1/legal-actions"),
+            "batch legal-actions four players": (operations, "/v1/batch"),
             "check": (check, "/v1/check"),
             "score": ({"state": state}, "/v1/score"),
             "apply": (check, "/v1/apply"),
@@ -94,14 +107,18 @@ def bodies() -> dict[str, tuple[dict[str, Any], str]]:
                                                   "/graphql")}
 
 
-OPS = ("legal-actions", "legal-actions four players", "check", "score", "apply", "validate",
-       "deal (not cached)", "graphql legal-actions", "graphql legal-actions actionsJson")
+OPS = ("legal-actions", "legal-actions four players", "batch legal-actions four players",
+       "check", "score", "apply", "validate", "deal (not cached)", "graphql legal-actions",
+       "graphql legal-actions actionsJson")
+def items(op: str, batch: int) -> int:
+    """Operations a request of ``op`` answers: its batch's, else one."""
+    return batch if op.startswith("batch ") else 1
 
 
 def marked(body: dict[str, Any]) -> bytes:
-    """The body with its first score replaced by the ``@N@`` marker."""
+    """The body with the first score of each state replaced by the ``@N@`` marker."""
     text = json.dumps(body, separators=(",", ":"))
-    return text.replace('"scores":[0,', '"scores":[@N@,', 1).encode()
+    return text.replace('"scores":[0,', '"scores":[@N@,').encode()
 
 
 def wrk(url: str, body: bytes, seconds: float, vary: bool, connections: int) -> dict[str, Any]:
@@ -151,11 +168,11 @@ def _median_row(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 def measure(svc: Service, seconds: float, connections: int,
             ops: set[str] | None = None, rounds: int = 1,
-            cases: tuple[str, ...] = ("miss", "hit")) -> list[dict[str, Any]]:
+            cases: tuple[str, ...] = ("miss", "hit"), batch: int = BATCH) -> list[dict[str, Any]]:
     """Echo, miss and hit of each operation, in ``rounds`` alternating rounds (a slow spell of
     a shared machine then shows in one round, not in one side of the ratio)."""
     rows = []
-    for op, (body, path) in bodies().items():
+    for op, (body, path) in bodies(batch).items():
         if ops is not None and op not in ops:
             continue
         raw = marked(body)
@@ -167,11 +184,31 @@ def measure(svc: Service, seconds: float, connections: int,
             for case in cases:
                 r = loaded(svc, path, raw, seconds, case == "miss", connections)
                 runs[case].append({**r, "ratio": r["rps"] / echo["rps"]})
-        rows.append({"op": "echo", "case": f"same body as {op}", "bytes": len(raw),
+        rows.append({"op": "echo", "case": f"same body as {op}", "bytes": len(raw), "items": 1,
                      **_median_row(runs["echo"])})
         for case in cases:
-            rows.append({"op": op, "case": case, "bytes": len(raw), **_median_row(runs[case])})
+            rows.append({"op": op, "case": case, "bytes": len(raw), "items": items(op, batch),
+                         **_median_row(runs[case])})
     return rows
+
+
+def batch_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """Each batch's items per second against its operation's single requests, per case."""
+    out = []
+    for row in rows:
+        if not row["op"].startswith("batch "):
+            continue
+        single = next((r for r in rows if r["op"] == row["op"].removeprefix("batch ")
+                       and r["case"] == row["case"]), None)
+        if single is None:
+            continue
+        rate = row["rps"] * row["items"]
+        out.append(f"{row['op']} ({row['items']} a batch), {row['case']}: {rate:,.0f} items/s "
+                   f"against {single['rps']:,.0f} single requests/s: "
+                   f"{rate / single['rps']:.1f} times; server CPU "
+                   f"{row['cpu_us'] / row['items']:,.0f} µs an item, {single['cpu_us']:,.0f} µs "
+                   "a single request")
+    return out
 
 
 def main() -> int:
@@ -186,6 +223,8 @@ def main() -> int:
                              "bench/compiled.py when missing), as deploy/Dockerfile does")
     parser.add_argument("--ops", help="comma-separated operations to measure (default: all of "
                         + ", ".join(OPS) + ")")
+    parser.add_argument("--batch", type=int, default=BATCH,
+                        help=f"operations per batch (default {BATCH}, at most 256)")
     parser.add_argument("--tiers", default="local,redis",
                         help="comma-separated: local, redis (default: both), none (CACHE_SIZE=0 "
                              "and no Redis: nothing cached, misses only)")
@@ -216,7 +255,8 @@ def main() -> int:
             try:
                 wrk(svc.url + "/v1/echo", b"{}", 1, False, args.connections)  # warm up
                 results[name] = measure(svc, args.seconds, args.connections, ops, args.rounds,
-                                        ("miss",) if name == "none" else ("miss", "hit"))
+                                        ("miss",) if name == "none" else ("miss", "hit"),
+                                        args.batch)
             finally:
                 svc.stop()
     finally:
@@ -237,6 +277,11 @@ def main() -> int:
             print(f"| {name} | {r['op']} | {r['case']} | {r['bytes']} | {r['rps']:,.0f}{flag} | "
                   f"{r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['ratio']:.0%} | "
                   f"{r['cpu_us']:,.0f} | {1e6 / r['cpu_us']:,.0f} |")
+    lines = [f"- {name}: {line}" for name, rows in results.items() for line in batch_lines(rows)]
+    if lines:
+        print("\nBatches, items per second against single requests of the same operation, same "
+              "server, same run:\n")
+        print("\n".join(lines))
     return 0
 
 

@@ -2,14 +2,15 @@
 
 Value types (``State``, ``Action``, ``Meld``), the variant registry, and the operations:
 ``legal_actions``, ``check_actions``, ``apply_actions``, ``score_deal``, ``deal``, plus
-``engine.api`` for the JSON-shaped operations of docs/wire-format.md. ``BUILD`` says whether its hot
+``engine.api`` for the JSON-shaped operations of docs/wire-format.md (``engine.audit``: a game
+log replayed). ``BUILD`` says whether its hot
 modules run compiled (mypyc, as ``pip install .`` builds them) or from their sources.
 """
 
 import sys as _sys
 from importlib.machinery import EXTENSION_SUFFIXES as _EXTENSION_SUFFIXES
 
-from . import api  # the JSON-shaped operations; loaded here so BUILD covers them
+from . import api, audit  # the JSON-shaped operations; loaded here so BUILD covers them
 from .deal import deal
 from .legal import LegalActions, legal_actions
 from .play import apply_action, apply_actions, check_actions
@@ -40,7 +41,7 @@ BUILD = "compiled" if COMPILED_MODULES else "python"
 __all__ = [
     "BUILD", "COMPILED_MODULES", "Action", "IllegalAction", "LegalActions", "InvalidState",
     "Meld", "Pile", "Problem", "Refusal", "State", "Turn", "UnknownRules", "VARIANTS",
-    "action_from_data", "action_to_data", "api", "apply_action", "apply_actions", "check_actions",
-    "deal", "find_variant", "legal_actions", "rules_for", "score_deal", "state_from_data",
-    "state_to_data", "validate_data",
+    "action_from_data", "action_to_data", "api", "apply_action", "apply_actions", "audit",
+    "check_actions", "deal", "find_variant", "legal_actions", "rules_for", "score_deal",
+    "state_from_data", "state_to_data", "validate_data",
 ]

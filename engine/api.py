@@ -21,6 +21,7 @@ from .scoring import DealScore, ScoringNeedsHiddenInfo, score_deal
 from .state import OVER, State
 from .tally import read_ledger, read_tally
 from .variants import VARIANTS, find_variant, rules_for
+from .views import view_for
 
 Data = dict[str, Any]
 
@@ -64,18 +65,26 @@ def _problem(p: Problem, prefix: str, lang: str) -> Data:
     return {"code": p.code, "path": prefix + p.path, "message": p.message(lang)}
 
 
-def _listed(problems: list[Problem], lang: str, limit: int | None) -> tuple[list[Data], int]:
+def _listed(problems: list[Problem], lang: str, limit: int | None,
+            prefix: str = "/state") -> tuple[list[Data], int]:
     """The first ``limit`` problems (all with None) as data, and how many more there are; the
     messages of the others are never written."""
     shown = problems if limit is None or len(problems) <= limit else problems[:max(limit, 1)]
-    return [_problem(p, "/state", lang) for p in shown], len(problems) - len(shown)
+    return [_problem(p, prefix, lang) for p in shown], len(problems) - len(shown)
 
 
 def _state(req: Data, lang: str, rules: RuleSet | None, max_problems: int | None = None) -> State:
+    return state_of(req["state"], lang, rules, max_problems=max_problems)
+
+
+def state_of(data: Data, lang: str, rules: RuleSet | None, prefix: str = "/state",
+             max_problems: int | None = None) -> State:
+    """The state of ``data``, found at ``prefix`` in the request; an ``OpError`` whose problems
+    point there when it is not valid (the first ``max_problems`` of them, and ``more``)."""
     try:
-        return wire.state_from_data(req["state"], rules)
+        return wire.state_from_data(data, rules)
     except InvalidState as exc:
-        problems, more = _listed(exc.problems, lang, max_problems)
+        problems, more = _listed(exc.problems, lang, max_problems, prefix)
         first = exc.problems[0]
         code = first.code if first.code in ("UNKNOWN_VARIANT", "UNKNOWN_OPTION",
                                             "BAD_OPTION_VALUE") else "INVALID_STATE"
@@ -96,9 +105,20 @@ def _rules_error(exc: UnknownRules, prefix: str, lang: str) -> OpError:
                                             "message": msg}])
 
 
-def _hidden(refusal: Refusal, rules: RuleSet, lang: str, index: int | None = None) -> OpError:
+def _hidden(refusal: Refusal, rules: RuleSet, lang: str, index: int | None = None,
+            path: str | None = None) -> OpError:
+    """NEEDS_HIDDEN_INFO; ``path``: where in the request the action or state is that needs
+    the hidden cards (a problem pointing there), when the index alone does not say it."""
     reason = wire.refusal_data(refusal, rules, lang)
-    return OpError("NEEDS_HIDDEN_INFO", reason["message"], reason=reason, index=index)
+    problems = None if path is None else [{"code": refusal.code, "path": path,
+                                           "message": reason["message"]}]
+    return OpError("NEEDS_HIDDEN_INFO", reason["message"], problems, reason=reason, index=index)
+
+
+def request_error(code: str, params: Data, path: str, lang: str) -> OpError:
+    """A request the engine cannot answer because of one value, at ``path``."""
+    msg = message(code, params, lang)
+    return OpError(code, msg, [{"code": code, "path": path, "message": msg}])
 
 
 def variants() -> Data:
@@ -124,19 +144,27 @@ def deal(req: Data, lang: str = "en") -> Data:
     except UnknownRules as exc:
         raise _rules_error(exc, "", lang) from None
     dealer = req.get("dealer", 0)
-    if not 0 <= dealer < rules.players:
-        msg = message("SEAT_OUT_OF_RANGE", {"seat": dealer, "players": rules.players}, lang)
-        raise OpError("SEAT_OUT_OF_RANGE", msg, [{"code": "SEAT_OUT_OF_RANGE", "path": "/dealer",
-                                                  "message": msg}])
+    check_seat(rules, dealer, "/dealer", lang)
     scores = req.get("scores")
-    if scores is not None and len(scores) != rules.sides:
-        msg = message("SIDE_COUNT_MISMATCH", {"expected": rules.sides, "got": len(scores)}, lang)
-        raise OpError("SIDE_COUNT_MISMATCH", msg, [{"code": "SIDE_COUNT_MISMATCH",
-                                                    "path": "/scores", "message": msg}])
+    check_sides(rules, scores, "/scores", lang)
     state, events = deal_state(rules, req.get("seed", 0), dealer,
                                tuple(scores) if scores is not None else None)
     return {"state": wire.state_to_data(state),
             "events": [wire.event_to_data(e) for e in events]}
+
+
+def check_seat(rules: RuleSet, seat: int, path: str, lang: str) -> None:
+    """Raise SEAT_OUT_OF_RANGE (at ``path``) for a seat the ruleset does not have."""
+    if not 0 <= seat < rules.players:
+        raise request_error("SEAT_OUT_OF_RANGE", {"seat": seat, "players": rules.players}, path,
+                            lang)
+
+
+def check_sides(rules: RuleSet, scores: list[int] | None, path: str, lang: str) -> None:
+    """Raise SIDE_COUNT_MISMATCH (at ``path``) for per-side scores of another number of sides."""
+    if scores is not None and len(scores) != rules.sides:
+        raise request_error("SIDE_COUNT_MISMATCH", {"expected": rules.sides, "got": len(scores)},
+                            path, lang)
 
 
 def validate(req: Data, lang: str = "en", rules: RuleSet | None = None,
@@ -207,11 +235,27 @@ def score(req: Data, lang: str = "en", rules: RuleSet | None = None,
     """The deal's score. ``final``: the deal is over (phase ``over``); false, the table is
     scored as it stands, as if the deal ended now with nobody going out, and the game
     scores, ``game_over``, ``winner`` and ``next_minimums`` are provisional."""
-    state = _state(req, lang, rules, max_problems)
+    return score_data(_state(req, lang, rules, max_problems), lang)
+
+
+def score_data(state: State, lang: str = "en", path: str | None = None) -> Data:
+    """``score``'s answer for a state; NEEDS_HIDDEN_INFO (pointing at ``path``, when given)
+    where a hand is known only by its size."""
     try:
         return {"final": state.turn.phase == OVER, **score_deal(state).as_dict()}
     except ScoringNeedsHiddenInfo as exc:
-        raise _hidden(Refusal("NEEDS_HIDDEN_INFO", {"what": exc.what}), state.rules, lang) from None
+        raise _hidden(Refusal("NEEDS_HIDDEN_INFO", {"what": exc.what}), state.rules, lang,
+                      path=path) from None
+
+
+def view(req: Data, lang: str = "en", rules: RuleSet | None = None,
+         max_problems: int | None = None) -> Data:
+    """The state as ``seat`` sees it (``engine.views.view_for``): other hands and the stock by
+    their size, the pile by its top card, size and whether it is frozen."""
+    state = _state(req, lang, rules, max_problems)
+    seat = req["seat"]
+    check_seat(state.rules, seat, "/seat", lang)
+    return {"seat": seat, "state": wire.state_to_data(view_for(state, seat))}
 
 
 def _invalid(code: str, problems: list[Problem], lang: str) -> OpError:

@@ -253,6 +253,23 @@ CODES: Final[dict[str, tuple[str, str, str]]] = {
                        "records finished deals.",
                        "Der Spielstand von Runde {round} ist nicht vorbei (Phase '{phase}'): "
                        "ein Spiel verzeichnet beendete Runden."),
+    # -- audits of a game log: what the log records and the rules do not give (``/v1/audit``)
+    "DEAL_RULES_DIFFER": ("state", "The log is played by {expected}; this deal's state names "
+                          "{got}.",
+                          "Das Protokoll wird nach {expected} gespielt; der Spielstand dieser "
+                          "Runde nennt {got}."),
+    "START_SCORES_DISAGREE": ("scoring", "This deal's state starts side {side} at {recorded}; the "
+                              "deals before give {audited}.",
+                              "Der Spielstand dieser Runde beginnt Team {side} mit {recorded}; "
+                              "nach den Runden davor sind es {audited}."),
+    "DEAL_SCORE_DISAGREES": ("scoring", "The log records {recorded} for side {side} in this deal; "
+                             "the rules give {audited}.",
+                             "Das Protokoll verzeichnet {recorded} für Team {side} in dieser "
+                             "Runde; nach den Regeln sind es {audited}."),
+    "TOTAL_DISAGREES": ("scoring", "The log records a game score of {recorded} for side {side} "
+                        "after this deal; the rules give {audited}.",
+                        "Das Protokoll verzeichnet nach dieser Runde {recorded} Spielpunkte für "
+                        "Team {side}; nach den Regeln sind es {audited}."),
 }
 
 

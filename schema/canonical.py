@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import msgspec
-from msgspec import Meta, Struct
+from msgspec import UNSET, Meta, Struct, UnsetType
 
 from . import models
 
@@ -129,10 +129,44 @@ class ActionsRequest(_Strict):
     actions: Annotated[list[Action], Meta(min_length=1, max_length=200)]
 
 
+class ViewRequest(_Strict):
+    state: State
+    seat: Seat
+
+
+Scores = Annotated[list[Score], Meta(max_length=8)]
+
+
+class LogDeal(_Strict, kw_only=True):
+    """``models.SeedDeal`` or ``models.StateDeal``: ``request`` takes it only when it is one of
+    them (a state and neither seed nor dealer, or no state and both); absent fields are left
+    out of the data, as the models do not have them."""
+
+    seed: Annotated[int, Meta(ge=-(2**63), le=2**63 - 1)] | UnsetType = UNSET
+    dealer: Seat | UnsetType = UNSET
+    state: State | UnsetType = UNSET
+    actions: Annotated[list[Action], Meta(max_length=models.MAX_DEAL_ACTIONS)] = []
+    scores: Scores | None = None
+    totals: Scores | None = None
+
+    def starts_once(self) -> bool:
+        if self.state is UNSET:
+            return self.seed is not UNSET and self.dealer is not UNSET
+        return self.seed is UNSET and self.dealer is UNSET
+
+
+class AuditRequest(_Strict, kw_only=True):
+    variant: Name = "classic"
+    options: Options = {}
+    scores: Scores | None = None
+    deals: Annotated[list[LogDeal], Meta(min_length=1, max_length=models.MAX_DEALS)]
+
+
 _DECODERS: dict[str, msgspec.json.Decoder[Any]] = {
     op: msgspec.json.Decoder(model) for op, model in (
         ("validate", StateRequest), ("legal-actions", StateRequest), ("score", StateRequest),
-        ("check", ActionsRequest), ("apply", ActionsRequest))}
+        ("check", ActionsRequest), ("apply", ActionsRequest), ("view", ViewRequest),
+        ("audit", AuditRequest))}
 
 
 def request(op: str, body: bytes | str | None) -> dict[str, Any] | None:
@@ -141,7 +175,40 @@ def request(op: str, body: bytes | str | None) -> dict[str, Any] | None:
     if decoder is None or not body:
         return None
     try:
-        data: dict[str, Any] = msgspec.to_builtins(decoder.decode(body))
+        decoded = decoder.decode(body)
     except (msgspec.MsgspecError, ValueError):  # ValueError: a str body that is no UTF-8
         return None
+    if isinstance(decoded, AuditRequest) and not all(d.starts_once() for d in decoded.deals):
+        return None
+    data: dict[str, Any] = msgspec.to_builtins(decoded)
     return data
+
+
+class Operation(_Strict):
+    op: models.BatchOp
+    body: msgspec.Raw  # the bytes as sent: the operation's cache key, as a single request's
+
+
+class BatchRequest(_Strict):
+    operations: Annotated[list[Operation], Meta(min_length=1, max_length=models.MAX_BATCH)]
+
+
+_BATCH = msgspec.json.Decoder(BatchRequest)
+
+
+def batch(body: bytes | str | None) -> list[tuple[str, bytes]] | None:
+    """A batch's operations, each with its body's JSON text exactly as sent, when the batch is
+    well formed (``models.BatchRequest`` accepts it), else None."""
+    if not body:
+        return None
+    try:
+        request = _BATCH.decode(body)
+    except (msgspec.MsgspecError, ValueError):
+        return None
+    out: list[tuple[str, bytes]] = []
+    for operation in request.operations:
+        raw = bytes(operation.body)
+        if raw[:1] != b"{":  # a body is an object
+            return None
+        out.append((operation.op, raw))
+    return out

@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, ValidationError
 
-from engine import api
+from engine import api, audit
 from engine.rules import RuleSet
 
 from . import canonical, messages, models
@@ -29,6 +29,9 @@ REQUESTS: dict[str, type[BaseModel] | None] = {
     "score": models.StateRequest,
     "score-tally": models.TallyRequest,
     "game": models.GameRequest,
+    "audit": models.AuditRequest,
+    "view": models.ViewRequest,
+    "batch": models.BatchRequest,
 }
 
 
@@ -45,13 +48,15 @@ class Limits:
 UNLIMITED = Limits()
 
 _OPS: dict[str, Callable[[dict[str, Any], str], dict[str, Any]]] = {
-    "deal": api.deal, "score-tally": api.score_tally, "game": api.game}
+    "deal": api.deal, "score-tally": api.score_tally, "game": api.game,
+    "audit": audit.audit}
 _STATE_OPS: dict[str, Callable[[dict[str, Any], str, RuleSet | None, int | None],
                                dict[str, Any]]] = {
     "validate": api.validate,
     "check": api.check,
     "apply": api.apply,
     "score": api.score,
+    "view": api.view,
 }
 
 _TITLES = {
@@ -105,10 +110,13 @@ def parse(op: str, body: bytes | str | None, lang: str = "en",
     try:
         return model.model_validate_json(body or b"", context=budget)
     except ValidationError as exc:
-        if any(e["type"] == "too_long" and tuple(e["loc"]) == ("actions",)
-               for e in exc.errors(include_url=False, include_input=False,
-                                   include_context=False)):
+        too_long = {tuple(e["loc"]) for e in exc.errors(include_url=False, include_input=False,
+                                                        include_context=False)
+                    if e["type"] == "too_long"}
+        if ("actions",) in too_long:
             return too_many_actions(lang)
+        if ("operations",) in too_long:
+            return too_many_operations(lang)
         return malformed(exc, lang, limits.problems, budget.dropped if budget else 0)
 
 
@@ -148,12 +156,57 @@ def too_deep(lang: str) -> Answer:
                    problems=[{"code": "BAD_VALUE", "path": "", "message": detail}])
 
 
-def too_many_actions(lang: str, limit: int = 200) -> Answer:
-    """The 422 problem of a request with more actions than allowed."""
+def too_many_actions(lang: str, limit: int = 200, path: str = "/actions") -> Answer:
+    """The 422 problem of a request with more actions than allowed (``path``: where they are;
+    an audit's are in ``/deals``)."""
     detail = (f"Höchstens {limit} Aktionen pro Anfrage." if lang == "de"
               else f"At most {limit} actions per request.")
     return problem(422, "TOO_MANY_ACTIONS", detail, lang,
-                   problems=[{"code": "TOO_MANY_ACTIONS", "path": "/actions", "message": detail}])
+                   problems=[{"code": "TOO_MANY_ACTIONS", "path": path, "message": detail}])
+
+
+def too_many_operations(lang: str, limit: int = models.MAX_BATCH) -> Answer:
+    """The 422 problem of a batch with more operations than allowed."""
+    detail = (f"Höchstens {limit} Operationen pro Anfrage." if lang == "de"
+              else f"At most {limit} operations per request.")
+    return problem(422, "TOO_MANY_OPERATIONS", detail, lang,
+                   problems=[{"code": "TOO_MANY_OPERATIONS", "path": "/operations",
+                              "message": detail}])
+
+
+def batch_operations(body: bytes | str | None, lang: str = "en",
+                     limit: int = models.MAX_BATCH) -> list[tuple[str, bytes]] | Answer:
+    """A batch's operations, each as its name and its body's JSON text (as sent, when the
+    batch is read the fast way: a single request with the same bytes shares its cache entry),
+    or the 422 problem of a malformed batch or one of more than ``limit`` operations."""
+    operations = canonical.batch(body)
+    if operations is None:
+        request = parse("batch", body, lang)
+        if isinstance(request, tuple):
+            return request
+        assert isinstance(request, models.BatchRequest)
+        operations = [(o.op, orjson.dumps(o.body)) for o in request.operations]
+    if len(operations) > limit:
+        return too_many_operations(lang, limit)
+    return operations
+
+
+def batch_answer(results: list[tuple[int, bytes]]) -> bytes:
+    """A batch's answer as JSON text, from its operations' statuses and rendered answers."""
+    return b'{"results":[' + b",".join([b'{"status":%d,"body":%s}' % r for r in results]) + b"]}"
+
+
+def batch(body: bytes | str | None, lang: str = "en") -> Answer:
+    """A batch answered operation by operation, uncached (the service answers through its
+    cache: ``service.app.Service.batch``)."""
+    operations = batch_operations(body, lang)
+    if isinstance(operations, tuple):
+        return operations
+    results = []
+    for op, raw in operations:
+        status, answer = handle(op, raw, lang)
+        results.append({"status": status, "body": answer})
+    return 200, {"results": results}
 
 
 def too_many_legal_actions(lang: str, count: int, limit: int) -> Answer:
@@ -201,6 +254,8 @@ def handle(op: str, body: bytes | str | None, lang: str = "en", arg: str | None 
             return 200, api.variant(arg or "", lang=lang)
     except api.OpError as exc:
         return _op_problem(op, exc, lang)
+    if op == "batch":
+        return batch(body, lang)
     request = request_data(op, body, lang)
     if isinstance(request, tuple):
         return request

@@ -88,6 +88,8 @@ TITLES: dict[str, str] = {
     "MALFORMED_REQUEST": "Fehlerhafte Anfrage",
     "TOO_MANY_ACTIONS": "Zu viele Aktionen",
     "TOO_MANY_LEGAL_ACTIONS": "Zu viele erlaubte Aktionen",
+    "TOO_MANY_OPERATIONS": "Zu viele Operationen",
+    "DEAL_RULES_DIFFER": "Andere Regeln in einer Runde",
     "INVALID_STATE": "Ungültiger Spielstand",
     "INVALID_TALLY": "Unmögliche Abrechnung",
     "INVALID_LEDGER": "Widersprüchliches Spiel",

@@ -185,6 +185,7 @@ def _seed(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
     raise PydanticCustomError("seed", "a seed is a 64-bit integer (a JSON number, not a string)")
 
 
+Seed = Annotated[int, Field(ge=-(2**63), le=2**63 - 1), WrapValidator(_seed)]
 OptionValue = Annotated[bool | Score | Name, WrapValidator(_option_value)]
 Options = Annotated[dict[Name, OptionValue], Field(max_length=32)]
 Phase = Literal["draw", "play", "answer", "over"]
@@ -559,7 +560,7 @@ class DealRequest(BaseModel):
     model_config = _config()
     variant: Name = Field("classic", description="Ruleset id.")
     options: Options = Field({}, description="House rules and player count.")
-    seed: Annotated[int, Field(ge=-(2**63), le=2**63 - 1), WrapValidator(_seed)] = Field(
+    seed: Seed = Field(
         0, description="Shuffle seed, a 64-bit integer; the same seed gives the same deal."
     )
     dealer: Seat = Field(0, description="Dealing seat.")
@@ -928,6 +929,156 @@ class ProblemDocument(BaseModel):
     )
     reason: Reason | None = Field(None, description="Why an action was refused (apply).")
     index: Size | None = Field(None, description="Index of the refused action.")
+
+
+# --- audits, views and batches -----------------------------------------------------------------
+
+#: wire bounds of a game log: deals, and actions in one deal (a deal of random play takes 50 to
+#: 200; the ``MAX_AUDIT_ACTIONS`` setting bounds the whole log)
+MAX_DEALS = 100
+MAX_DEAL_ACTIONS = 5_000
+#: the most operations in one batch (the ``MAX_BATCH`` setting may lower it)
+MAX_BATCH = 256
+
+DealActions = Annotated[list[Action], Field(max_length=MAX_DEAL_ACTIONS)]
+
+
+def _recorded(what: str) -> Any:
+    return Field(None, description=f"Per side, {what} as the log records them (optional): the "
+                 "audit says whether the rules give the same.")
+
+
+class SeedDeal(BaseModel):
+    """A deal of a log that starts from a seed: dealt as ``POST /v1/deal`` deals it, with the
+    game scores the deals before it leave."""
+
+    model_config = _config()
+    seed: Seed = Field(description="Shuffle seed, a 64-bit integer (as for POST /v1/deal).")
+    dealer: Seat = Field(description="Dealing seat.")
+    actions: DealActions = Field([], description="The deal's actions, in order.")
+    scores: Scores | None = _recorded("the deal's scores")
+    totals: Scores | None = _recorded("the game scores after the deal")
+
+
+class StateDeal(BaseModel):
+    """A deal of a log that starts from a state (every card the actions and the score need
+    shown); it is played with the game scores the deals before it leave."""
+
+    model_config = _config()
+    state: State = Field(description="The deal's starting state; it names the log's rules. "
+                         "Its scores are the game scores before the deal as the log records "
+                         "them.")
+    actions: DealActions = Field([], description="The deal's actions, in order.")
+    scores: Scores | None = _recorded("the deal's scores")
+    totals: Scores | None = _recorded("the game scores after the deal")
+
+
+def _log_deal(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """A deal with ``state`` is a StateDeal, any other a SeedDeal: error locations carry no
+    union tag (a deal with both a state and a seed: ``seed`` is an unknown field)."""
+    return (StateDeal if isinstance(value, dict) and "state" in value else SeedDeal
+            ).model_validate(value)
+
+
+LogDeal = Annotated[SeedDeal | StateDeal, WrapValidator(_log_deal)]
+
+
+class AuditRequest(BaseModel):
+    """A game log: the rules, the game scores before its first deal, and its deals in order."""
+
+    model_config = _config()
+    variant: Name = Field("classic", description="Ruleset id.")
+    options: Options = Field({}, description="House rules and player count.")
+    scores: Scores | None = Field(
+        None, description="Game scores per side before the first deal; null: the first deal's "
+        "state's scores when it starts from a state, else all 0.")
+    deals: Annotated[list[LogDeal], Field(min_length=1, max_length=MAX_DEALS)] = Field(
+        description="The deals, in order.")
+
+
+class ViewRequest(BaseModel):
+    """A state and the seat whose view of it is wanted."""
+
+    model_config = _config()
+    state: State
+    seat: Seat = Field(description="The seat that looks.")
+
+
+BatchOp = Literal["deal", "validate", "legal-actions", "check", "apply", "score"]
+
+
+class BatchOperation(BaseModel):
+    """One operation of a batch: its name and its request body, as sent to ``/v1/{op}``."""
+
+    model_config = _config()
+    op: BatchOp = Field(description="The operation.")
+    body: dict[str, Any] = Field(description="Its request body (answered as POST /v1/{op} "
+                                 "answers it, from the same cache).")
+
+
+class BatchRequest(BaseModel):
+    """Operations answered in order, each on its own."""
+
+    model_config = _config()
+    operations: Annotated[list[BatchOperation], Field(min_length=1, max_length=MAX_BATCH)]
+
+
+class AuditedDeal(BaseModel):
+    """One deal of the log, replayed: whether every action was legal (else the first that was
+    not, and why), the state it ends in, what happened, its score, and whether the scores the
+    log records agree."""
+
+    model_config = _config()
+    legal: bool = Field(description="Every action of the deal is legal.")
+    index: Annotated[int, Field(ge=0, le=MAX_DEAL_ACTIONS)] | None = Field(
+        description="Index of the first illegal action; the replay stops there.")
+    reason: Reason | None = Field(description="Why it is illegal (as check says).")
+    state: State = Field(description="The state after the last legal action.")
+    events: Annotated[list[dict[str, Any]], Field(max_length=5 * MAX_DEAL_ACTIONS)] = Field(
+        description="What happened: the deal's events, then each action's.")
+    score: ScoreResponse = Field(description="The deal's score (final: false while it is not "
+                                 "over); scores are the game scores after it.")
+    agrees: bool | None = Field(description="The scores the log records for this deal agree "
+                                "with the rules; null: it records none.")
+    disagreements: Annotated[list[Problem], Field(max_length=64)] = Field(
+        description="Each recorded score the rules do not give, with its JSON pointer.")
+
+
+class AuditResponse(BaseModel):
+    """A game log replayed deal by deal."""
+
+    model_config = _config()
+    legal: bool = Field(description="Every action of every deal is legal.")
+    agrees: bool | None = Field(description="Every score the log records agrees with the "
+                                "rules; null: it records none.")
+    totals: Scores = Field(description="Game scores per side after the last deal.")
+    game_over: bool = Field(description="The game is over after the last deal.")
+    winner: Seat | None = Field(description="The winning side, when the game is over.")
+    deals: Annotated[list[AuditedDeal], Field(max_length=MAX_DEALS)]
+
+
+class ViewResponse(BaseModel):
+    """The state as one seat sees it."""
+
+    model_config = _config()
+    seat: Seat
+    state: State = Field(description="Other hands and the stock by their size, the pile by its "
+                         "top card, size and whether it is frozen.")
+
+
+class BatchResult(BaseModel):
+    """One operation's answer: the status and body a single request gets."""
+
+    model_config = _config()
+    status: Annotated[int, Field(ge=200, le=599)]
+    body: dict[str, Any] = Field(description="The answer, or a problem document.")
+
+
+class BatchResponse(BaseModel):
+    """The operations' answers, in order."""
+
+    model_config = _config()
+    results: Annotated[list[BatchResult], Field(max_length=MAX_BATCH)]
 
 
 def dump(model: BaseModel) -> dict[str, Any]:

@@ -3,6 +3,7 @@ health, metrics). Routes are thin over ``schema.handlers``; answers are cached b
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import hashlib
@@ -23,7 +24,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import engine
-from engine import wire
+from engine import audit, wire
 from engine.rules import RuleSet
 from schema import handlers
 
@@ -37,6 +38,8 @@ log = logging.getLogger("canasta.http")
 JSON = "application/json"
 #: request bodies up to this size are the in-process key themselves (longer ones: their SHA-256)
 RAW_KEY_BYTES = 16 * 1024
+#: a batch lets the event loop serve other requests after every this many operations
+BATCH_SLICE = 32
 PROBLEM = "application/problem+json"
 
 
@@ -169,6 +172,10 @@ class Service:
         if len(data.get("actions", ())) > self.settings.max_actions:
             status, problem = handlers.too_many_actions(lang, self.settings.max_actions)
             return status, render(problem), uncached
+        if op == "audit" and audit.action_count(data) > self.settings.max_audit_actions:
+            status, problem = handlers.too_many_actions(lang, self.settings.max_audit_actions,
+                                                        "/deals")
+            return status, render(problem), uncached
         rules = self.rules(data) if "state" in data else None
         if not cacheable or rules is None:
             status, answer = handlers.run(op, data, lang, rules, orjson.Fragment, limits)
@@ -185,6 +192,23 @@ class Service:
         shared = self.key(op, lang, handlers.canonical_bytes(data), rules)
         entry, hit = await self.cache.shared(op, key, shared, compute)
         return entry.status, entry.body, "hit" if hit else "miss"
+
+    async def batch(self, body: bytes, lang: str) -> tuple[int, bytes, list[str]]:
+        """Status and rendered answer of a batch, and each operation's cache tag (``none`` for
+        an operation never cached). Each operation is answered as ``answer`` answers a single
+        request with its body's bytes, from the same cache entries."""
+        operations = handlers.batch_operations(body, lang, self.settings.max_batch)
+        if isinstance(operations, tuple):
+            return operations[0], render(operations[1]), []
+        results: list[tuple[int, bytes]] = []
+        tags: list[str] = []
+        for i, (op, raw) in enumerate(operations, 1):
+            status, content, cache = await self.answer(op, raw, lang)
+            results.append((status, content))
+            tags.append(cache or "none")
+            if i % BATCH_SLICE == 0:  # let other requests in between (a miss is ~50 µs)
+                await asyncio.sleep(0)
+        return 200, handlers.batch_answer(results), tags
 
     async def ready(self) -> dict[str, Any]:
         redis = await self.cache.redis_state()
@@ -224,6 +248,17 @@ def _op_route(path: str, op: str) -> Route:
 
 
 _X_CACHE = {tag: (b"x-cache", tag.encode()) for tag in ("hit", "miss", "bypass")}
+
+
+async def batch(request: Request) -> Response:
+    """``POST /v1/batch``: ``X-Cache`` lists each operation's tag, in order."""
+    lang = language(request.headers.get("accept-language"))
+    status, content, tags = await _svc(request).batch(await request.body(), lang)
+    response = Response(content, status, media_type=JSON if status == 200 else PROBLEM)
+    response.raw_headers.extend(LANG_HEADERS[lang])
+    if tags:
+        response.raw_headers.append((b"x-cache", ", ".join(tags).encode()))
+    return response
 
 
 def _json(data: Any, status: int = 200, lang: str | None = None) -> Response:
@@ -283,16 +318,17 @@ class BodyTooLarge(Exception):
 
 
 class BodyLimit:
-    """413 problem documents for bodies over ``limit`` bytes: by Content-Length, and while
-    reading chunked bodies."""
+    """413 problem documents for bodies over ``limit`` bytes (over ``limits[path]`` for the
+    paths named there): by Content-Length, and while reading chunked bodies."""
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
-        self.app, self.limit = app, limit
+    def __init__(self, app: ASGIApp, limit: int, limits: Mapping[str, int] | None = None) -> None:
+        self.app, self.limit, self.limits = app, limit, dict(limits or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.limits.get(scope["path"], self.limit)
         lang = "en"
         length: int | None = None
         for name, value in scope["headers"]:
@@ -300,8 +336,8 @@ class BodyLimit:
                 length = int(value) if value.isdigit() else None
             elif name == b"accept-language":
                 lang = language(value.decode("latin-1"))
-        if length is not None and length > self.limit:
-            await status_problem(413, lang, limit=self.limit)(scope, receive, send)
+        if length is not None and length > limit:
+            await status_problem(413, lang, limit=limit)(scope, receive, send)
             return
         total = 0
         started = False
@@ -311,7 +347,7 @@ class BodyLimit:
             message = await receive()
             if message["type"] == "http.request":
                 total += len(message.get("body", b""))
-                if total > self.limit:
+                if total > limit:
                     raise BodyTooLarge
             return message
 
@@ -325,7 +361,7 @@ class BodyLimit:
         except BodyTooLarge:
             if started:
                 raise
-            await status_problem(413, lang, limit=self.limit)(scope, receive, send)
+            await status_problem(413, lang, limit=limit)(scope, receive, send)
 
 
 def json_media(content_type: bytes) -> bool:
@@ -479,6 +515,7 @@ _OPS = {"/v1/variants": "variants", "/v1/deal": "deal", "/v1/validate": "validat
         "/v1/legal-actions": "legal-actions", "/v1/check": "check", "/v1/apply": "apply",
         "/v1/score": "score", "/v1/score/tally": "score-tally", "/v1/game": "game",
         "/graphql": "graphql", "/healthz": "healthz",
+        "/v1/audit": "audit", "/v1/view": "view", "/v1/batch": "batch",
         "/readyz": "readyz", "/metrics": "metrics", "/openapi.json": "openapi",
         "/docs": "docs", "/v1/echo": "echo"}
 
@@ -582,7 +619,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         Route("/v1/variants/{id}", variant, methods=["GET"]),
         _op_route("/v1/deal", "deal"),
         *(_op_route(f"/v1/{op}", op) for op in ("validate", "legal-actions", "check", "apply",
-                                                 "score")),
+                                                 "score", "audit", "view")),
+        Route("/v1/batch", batch, methods=["POST"]),
         _op_route("/v1/score/tally", "score-tally"),
         _op_route("/v1/game", "game"),
         Route("/graphql", graphql_app(svc), methods=["GET", "POST"]),
@@ -614,7 +652,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
                   *([Middleware(Cors, origins=settings.cors_origins)]
                     if settings.cors_origins else []),
                   Middleware(Gate),
-                  Middleware(BodyLimit, limit=settings.max_body_bytes)]
+                  Middleware(BodyLimit, limit=settings.max_body_bytes,
+                             limits=settings.body_limits)]
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers_,
                     middleware=middleware)
     app.state.svc = svc

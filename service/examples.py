@@ -52,6 +52,25 @@ TALLY_ROUND_0: dict[str, Any] = {"sides": [
 _BAD_CARD = copy.deepcopy(EXAMPLE_STATE)
 _BAD_CARD["hands"][0][3] = "XX"
 
+# A deal that is over, as docs/api.md scores it (seat 0 went out), and the game it belongs to:
+# the log records that deal's scores (right) and the game scores after it (one of them wrong),
+# and the next deal's first turns: there the carried scores set side 0's minimum to 90
+_OVER_VIEW: dict[str, Any] = {
+    "variant": "classic", "dealer": 3, "scores": [1200, 300],
+    "hands": [[], ["5H", "9C"], ["JK", "4D"], ["KD"]],
+    "melds": [[{"rank": "Q", "cards": ["QS", "QH", "QD", "QC", "QS", "QH", "QD"]},
+               {"rank": "7", "cards": ["7S", "7H", "2C"]}],
+              [{"rank": "A", "cards": ["AS", "AH", "AD"]}]],
+    "bonus_cards": [["3H"], []],
+    "discard": {"top": "8C", "size": 14}, "stock": {"size": 75},
+    "turn": {"seat": 0, "phase": "over", "went_out": 0}}
+EXAMPLE_LOG: dict[str, Any] = {"variant": "classic", "deals": [
+    {"state": _OVER_VIEW, "scores": [745, 35], "totals": [1945, 355]},
+    {"seed": 7, "dealer": 0, "actions": [
+        {"type": "draw"}, {"type": "meld", "cards": ["KS", "KD", "KC", "JK"]},
+        {"type": "discard", "card": "4D"},
+        {"type": "draw"}, {"type": "meld", "cards": ["8S", "8S", "8H"]}]}]}
+
 #: operation -> example name -> example
 REQUESTS: dict[str, dict[str, Example]] = {
     "variant": {
@@ -146,6 +165,34 @@ REQUESTS: dict[str, dict[str, Example]] = {
                 {"state": EXAMPLE_OVER_STATE},
                 {"state": EXAMPLE_FULL_STATE}]}, 422),
     },
+    "audit": {
+        "game": Example("A deal that is over (its scores recorded, one game score wrongly) and "
+                        "the next deal from its seed, whose fifth action is illegal",
+                        EXAMPLE_LOG, 200),
+        "hiddenCards": Example("A deal that starts from a player's view: its first draw needs "
+                               "the stock's cards", {"deals": [
+                                   {"state": EXAMPLE_STATE, "actions": [{"type": "draw"}]}]},
+                               422),
+        "rulesDiffer": Example("A German game whose deal starts from a classic state", {
+            "variant": "german", "deals": [{"state": EXAMPLE_FULL_STATE}]}, 422),
+    },
+    "view": {
+        "seat1": Example("The full table as seat 1 sees it", {"state": EXAMPLE_FULL_STATE,
+                                                              "seat": 1}, 200),
+        "noSuchSeat": Example("Four players have no seat 4", {"state": EXAMPLE_FULL_STATE,
+                                                              "seat": 4}, 422),
+    },
+    "batch": {
+        "three": Example("Three operations: legal actions, an illegal pickup checked, and a "
+                         "score that needs hidden hands (its own 422)", {"operations": [
+                             {"op": "legal-actions", "body": {"state": EXAMPLE_STATE}},
+                             {"op": "check", "body": {
+                                 "state": EXAMPLE_FULL_STATE,
+                                 "actions": [{"type": "take-pile", "cards": ["9C", "9D"]}]}},
+                             {"op": "score", "body": {"state": EXAMPLE_STATE}}]}, 200),
+        "unknownOperation": Example("An operation a batch does not hold", {"operations": [
+            {"op": "audit", "body": EXAMPLE_LOG}]}, 422),
+    },
 }
 
 
@@ -169,10 +216,13 @@ def answers() -> dict[str, dict[str, tuple[int, dict[str, Any]]]]:
     return out
 
 
-def body_too_large() -> dict[str, Any]:
-    """The 413 problem of a body over the default ``MAX_BODY_BYTES``."""
+def body_too_large(path: str = "") -> dict[str, Any]:
+    """The 413 problem of a body over the default limit of ``path``: ``MAX_BODY_BYTES``, or
+    the path's own (``Settings.body_limits``)."""
     from .app import status_problem  # the app imports this module's users
 
-    response = status_problem(413, "en", limit=Settings().max_body_bytes)
+    settings = Settings()
+    limit = settings.body_limits.get(path, settings.max_body_bytes)
+    response = status_problem(413, "en", limit=limit)
     answer: dict[str, Any] = json.loads(bytes(response.body))
     return answer

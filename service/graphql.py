@@ -203,6 +203,49 @@ class Game:
     next_minimums: list[int]
 
 
+@strawberry.type(description="One deal of a game log, replayed (as in POST /v1/audit).")
+class AuditedDeal:
+    legal: bool = strawberry.field(description="Every action of the deal is legal.")
+    index: int | None = strawberry.field(description="The first illegal action; the replay "
+                                         "stops there.")
+    reason: Reason | None
+    state: JSON = strawberry.field(description="The state after the last legal action.")
+    events: list[JSON]
+    score: Score = strawberry.field(description="The deal's score; scores are the game scores "
+                                    "after it.")
+    agrees: bool | None = strawberry.field(description="The scores the log records for the "
+                                           "deal agree with the rules; null: it records none.")
+    disagreements: list[FieldProblem]
+
+
+@strawberry.type(description="A game log replayed deal by deal (as POST /v1/audit).")
+class Audit:
+    legal: bool
+    agrees: bool | None
+    totals: list[int]
+    game_over: bool
+    winner: int | None
+    deals: list[AuditedDeal]
+
+
+@strawberry.type(description="A state as one seat sees it (as POST /v1/view).")
+class View:
+    seat: int
+    state: JSON
+
+
+@strawberry.type(description="One operation's answer: the status and body a single request "
+                             "gets (a problem document for a status other than 200).")
+class BatchAnswer:
+    status: int
+    body: JSON
+
+
+@strawberry.type(description="A batch's answers, in order (as POST /v1/batch).")
+class Batch:
+    results: list[BatchAnswer]
+
+
 VariantResult = Annotated[Variant | Problem, strawberry.union("VariantResult")]
 DealResult = Annotated[Deal | Problem, strawberry.union("DealResult")]
 ValidateResult = Annotated[Validation | Problem, strawberry.union("ValidateResult")]
@@ -211,6 +254,9 @@ CheckResult = Annotated[Legal | Illegal | Problem, strawberry.union("CheckResult
 ApplyResult = Annotated[Applied | Problem, strawberry.union("ApplyResult")]
 ScoreResult = Annotated[Score | Problem, strawberry.union("ScoreResult")]
 GameResult = Annotated[Game | Problem, strawberry.union("GameResult")]
+AuditResult = Annotated[Audit | Problem, strawberry.union("AuditResult")]
+ViewResult = Annotated[View | Problem, strawberry.union("ViewResult")]
+BatchResult = Annotated[Batch | Problem, strawberry.union("BatchResult")]
 
 
 @strawberry.enum(description="The action types of the wire format.")
@@ -221,6 +267,22 @@ class ActionType(Enum):
     DISCARD = "discard"
     ASK = "ask"
     ANSWER = "answer"
+
+
+@strawberry.enum(description="The operations a batch may hold.")
+class BatchOp(Enum):
+    DEAL = "deal"
+    VALIDATE = "validate"
+    LEGAL_ACTIONS = "legal-actions"
+    CHECK = "check"
+    APPLY = "apply"
+    SCORE = "score"
+
+
+@strawberry.input(description="One operation of a batch: its name and its REST request body.")
+class BatchOperation:
+    op: BatchOp
+    body: JSON
 
 
 @strawberry.input(description="An action: type, plus the fields that type takes.")
@@ -385,6 +447,15 @@ def _game(d: Data) -> Game:
                 next_minimums=d["next_minimums"])
 
 
+def _audit(d: Data) -> Audit:
+    deals = [AuditedDeal(legal=x["legal"], index=x["index"],
+                         reason=_reason(x["reason"]) if x["reason"] else None, state=x["state"],
+                         events=x["events"], score=_score(x["score"]), agrees=x["agrees"],
+                         disagreements=_problems(x["disagreements"])) for x in d["deals"]]
+    return Audit(legal=d["legal"], agrees=d["agrees"], totals=d["totals"],
+                 game_over=d["game_over"], winner=d["winner"], deals=deals)
+
+
 def _actions(actions: list[ActionInput]) -> list[Data]:
     out = []
     for a in actions:
@@ -397,7 +468,7 @@ def _actions(actions: list[ActionInput]) -> list[Data]:
     return out
 
 
-async def _ask(info: strawberry.Info, op: str, body: Data) -> tuple[int, Data]:
+async def _ask(info: strawberry.Info, op: str, body: object) -> tuple[int, Data]:
     svc: Service = info.context["svc"]
     try:
         raw = orjson.dumps(body)
@@ -484,6 +555,41 @@ class Query:
             body["scores"] = input.scores
         status, d = await _ask(info, "score-tally", body)
         return _score(d) if status == 200 else _problem(d)
+
+    @strawberry.field(description="A game log replayed deal by deal: whether every action was "
+                                  "legal, each deal's final state, events and score, the game "
+                                  "scores, and whether the scores the log records agree.")
+    async def audit(self, info: strawberry.Info, log: JSON) -> AuditResult:
+        status, d = await _ask(info, "audit", log)
+        return _audit(d) if status == 200 else _problem(d)
+
+    @strawberry.field(description="The state as one seat sees it: other hands and the stock by "
+                                  "their size, the pile by its top card, size and whether it "
+                                  "is frozen.")
+    async def view(self, info: strawberry.Info, state: JSON, seat: int) -> ViewResult:
+        status, d = await _ask(info, "view", {"state": state, "seat": seat})
+        return View(seat=d["seat"], state=d["state"]) if status == 200 else _problem(d)
+
+    @strawberry.field(description="Operations answered in order, each as its REST request "
+                                  "would be, from the same cache; a bad operation does not "
+                                  "fail the others.")
+    async def batch(self, info: strawberry.Info, operations: list[BatchOperation]) -> BatchResult:
+        svc: Service = info.context["svc"]
+        lang = info.context["lang"]
+        try:
+            raw = orjson.dumps({"operations": [{"op": o.op.value, "body": o.body}
+                                               for o in operations]})
+        except orjson.JSONEncodeError:
+            from schema import handlers
+
+            return _problem(handlers.too_deep(lang)[1])
+        status, content, _ = await svc.batch(raw, lang)
+        d: Data = orjson.loads(content)
+        if status != 200:
+            return _problem(d)
+        return Batch(results=[BatchAnswer(status=r["status"], body=r["body"])
+                              for r in d["results"]])
+
 
     @strawberry.field(description="A game so far from its rounds (tallies or final states): "
                                   "running totals, minimums, game over and winner; a record "

@@ -58,6 +58,19 @@ ROUTES: list[tuple[str, str, str, str, type[BaseModel] | None, type[BaseModel] |
      "the winner; a record that contradicts itself is a 422 problem (code INVALID_LEDGER) "
      "naming each round and why. Not cached.", m.GameRequest, m.GameResponse, False,
      (413, 422)),
+    ("/v1/audit", "post", "audit", "A game log replayed deal by deal: whether every action was "
+     "legal (else the first that was not, and why), each deal's final state, events and score, "
+     "the game scores carried from deal to deal, and whether the scores the log records agree. "
+     "Bodies up to `MAX_AUDIT_BODY_BYTES`, at most `MAX_AUDIT_ACTIONS` actions.",
+     m.AuditRequest, m.AuditResponse, False, (413, 422)),
+    ("/v1/view", "post", "view", "The state as one seat sees it: other hands and the stock by "
+     "their size, the pile by its top card, size and whether it is frozen.", m.ViewRequest,
+     m.ViewResponse, False, (413, 422)),
+    ("/v1/batch", "post", "batch", "Operations answered in order, each with the status and body "
+     "its single request gets, from the same cache (`X-Cache` lists each one's tag, in order: "
+     "`hit`, `miss`, `bypass`, or `none` when not cached); a bad operation does not fail the "
+     "others. At most `MAX_BATCH` operations, bodies up to `MAX_BATCH_BODY_BYTES`.",
+     m.BatchRequest, m.BatchResponse, False, (413, 422)),
 ]
 
 _STATUS = {200: "The answer.", 404: "No such variant (problem document).",
@@ -115,7 +128,8 @@ def _responses(op: str, answer_ref: dict[str, Any], problem_ref: dict[str, Any],
         summary = requests[name].summary if name in requests else "The answer"
         by_status.setdefault(status, {})[name] = (summary, answer)
     if 413 in errors:
-        by_status[413] = {"bodyTooLarge": ("A body over the limit", examples.body_too_large())}
+        by_status[413] = {"bodyTooLarge": ("A body over the limit",
+                                           examples.body_too_large(f"/v1/{op}"))}
     assert set(by_status) == {200, *errors}, (op, sorted(by_status), errors)
     ok: dict[str, Any] = {"description": _STATUS[200], "content": {"application/json": {
         "schema": answer_ref, "examples": _named(by_status[200])}}}

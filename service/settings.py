@@ -50,6 +50,13 @@ DOCS: dict[str, str] = {
     "MAX_LEGAL_ACTIONS": "Most legal actions one `legal-actions` answer lists; a state with "
                          "more gets 422 `TOO_MANY_LEGAL_ACTIONS` (no real deal comes near: "
                          "docs/operations.md, \"Memory budget\").",
+    "MAX_AUDIT_BODY_BYTES": "Largest body of `POST /v1/audit` (a whole game's log); larger "
+                            "ones get 413.",
+    "MAX_AUDIT_ACTIONS": "Most actions in one `POST /v1/audit` log, over all its deals; more "
+                         "get 422 `TOO_MANY_ACTIONS`.",
+    "MAX_BATCH": "Most operations in one `POST /v1/batch` (at most 256, the wire bound); more "
+                 "get 422 `TOO_MANY_OPERATIONS`.",
+    "MAX_BATCH_BODY_BYTES": "Largest body of `POST /v1/batch`; larger ones get 413.",
     "CACHE_SIZE": "Answers in the in-process LRU tier, each under its exact request bytes. "
                   "0: no in-process tier.",
     "CACHE_MAX_BYTES": "Bytes the in-process tier may hold (answers, their keys and a fixed "
@@ -184,6 +191,10 @@ class Settings:
     max_actions: int = 200
     max_problems: int = 100
     max_legal_actions: int = 1000
+    max_audit_body_bytes: int = 2 * 1024 * 1024
+    max_audit_actions: int = 20_000
+    max_batch: int = 256
+    max_batch_body_bytes: int = 1024 * 1024
     cache_size: int = 4096
     cache_max_bytes: int = 64 * 1024 * 1024
     cache_max_entry_bytes: int = 128 * 1024
@@ -225,6 +236,11 @@ class Settings:
         return cls(**values).checked()  # type: ignore[arg-type]
 
     @property
+    def body_limits(self) -> dict[str, int]:
+        """The paths whose bodies have a limit of their own (others: ``max_body_bytes``)."""
+        return {"/v1/audit": self.max_audit_body_bytes, "/v1/batch": self.max_batch_body_bytes}
+
+    @property
     def redis_is_cluster(self) -> bool:
         """``REDIS_URL`` names a Redis Cluster (``+cluster`` scheme or ``REDIS_CLUSTER=1``)."""
         return self.redis_cluster or "+cluster://" in self.redis_url.lower()
@@ -238,6 +254,10 @@ class Settings:
             ("MAX_BODY_BYTES", self.max_body_bytes, 1024, None),
             ("MAX_PROBLEMS", self.max_problems, 1, None),
             ("MAX_LEGAL_ACTIONS", self.max_legal_actions, 1, None),
+            ("MAX_AUDIT_BODY_BYTES", self.max_audit_body_bytes, 1024, None),
+            ("MAX_AUDIT_ACTIONS", self.max_audit_actions, 1, None),
+            ("MAX_BATCH", self.max_batch, 1, 256),
+            ("MAX_BATCH_BODY_BYTES", self.max_batch_body_bytes, 1024, None),
             ("CACHE_SIZE", self.cache_size, 0, None),
             ("MAX_HEADER_BYTES", self.max_header_bytes, 1024, None),
             ("MAX_CONNECTIONS", self.max_connections, 1, None),

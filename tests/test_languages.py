@@ -219,6 +219,10 @@ def test_every_top_level_engine_problem_has_a_german_title_and_detail(http: Test
         "INVALID_LEDGER": ("/v1/game", {"rounds": [{"state": EXAMPLE_STATE}]}),
         # a valid state with 1,188 legal actions (MAX_LEGAL_ACTIONS: 1,000)
         "TOO_MANY_LEGAL_ACTIONS": ("/v1/legal-actions", {"state": big_hand_state()}),
+        "DEAL_RULES_DIFFER": ("/v1/audit", {"variant": "german",
+                                            "deals": [{"state": EXAMPLE_STATE}]}),
+        "TOO_MANY_OPERATIONS": ("/v1/batch", {"operations": [{"op": "validate",
+                                                              "body": {}}] * 257}),
     }
     for code, (path, body) in cases.items():
         en = http.post(path, json=body, headers=EN).json()
@@ -370,6 +374,9 @@ def test_every_answer_of_v1_and_graphql_says_its_language(http: TestClient) -> N
                 ("POST", "/v1/legal-actions", body), ("POST", "/v1/score", body),
                 ("POST", "/v1/check", {**body, "actions": EXAMPLE_ACTIONS}),
                 ("POST", "/v1/apply", {**body, "actions": EXAMPLE_ACTIONS[:1]}),
+                ("POST", "/v1/view", {**body, "seat": 0}),
+                ("POST", "/v1/audit", {"deals": [{"seed": 1, "dealer": 0}]}),
+                ("POST", "/v1/batch", {"operations": [{"op": "validate", "body": body}]}),
                 ("POST", "/v1/check", {"state": 1}), ("POST", "/v1/nothing", {}),
                 ("POST", "/graphql", {"query": "{ variants { id } }"})]
     english_only = {"/v1/variants", "/v1/variants/classic"}  # the catalogue has no German

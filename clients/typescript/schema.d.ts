@@ -174,6 +174,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A game log replayed deal by deal: whether every action was legal (else the first that was not, and why), each deal's final state, events and score, the game scores carried from deal to deal, and whether the scores the log records agree. Bodies up to `MAX_AUDIT_BODY_BYTES`, at most `MAX_AUDIT_ACTIONS` actions. */
+        post: operations["audit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/view": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The state as one seat sees it: other hands and the stock by their size, the pile by its top card, size and whether it is frozen. */
+        post: operations["view"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Operations answered in order, each with the status and body its single request gets, from the same cache (`X-Cache` lists each one's tag, in order: `hit`, `miss`, `bypass`, or `none` when not cached); a bad operation does not fail the others. At most `MAX_BATCH` operations, bodies up to `MAX_BATCH_BODY_BYTES`. */
+        post: operations["batch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -294,6 +345,161 @@ export interface components {
              * @default null
              */
             seat?: number | null;
+        };
+        /**
+         * AuditRequest
+         * @description A game log: the rules, the game scores before its first deal, and its deals in order.
+         */
+        AuditRequest: {
+            /**
+             * Variant
+             * @description Ruleset id.
+             * @default classic
+             */
+            variant?: string;
+            /**
+             * Options
+             * @description House rules and player count.
+             * @default {}
+             */
+            options?: {
+                [key: string]: boolean | number | string;
+            };
+            /**
+             * Scores
+             * @description Game scores per side before the first deal; null: the first deal's state's scores when it starts from a state, else all 0.
+             * @default null
+             */
+            scores?: number[] | null;
+            /**
+             * Deals
+             * @description The deals, in order.
+             */
+            deals: (components["schemas"]["SeedDeal"] | components["schemas"]["StateDeal"])[];
+        };
+        /**
+         * AuditResponse
+         * @description A game log replayed deal by deal.
+         */
+        AuditResponse: {
+            /**
+             * Legal
+             * @description Every action of every deal is legal.
+             */
+            legal: boolean;
+            /**
+             * Agrees
+             * @description Every score the log records agrees with the rules; null: it records none.
+             */
+            agrees: boolean | null;
+            /**
+             * Totals
+             * @description Game scores per side after the last deal.
+             */
+            totals: number[];
+            /**
+             * Game Over
+             * @description The game is over after the last deal.
+             */
+            game_over: boolean;
+            /**
+             * Winner
+             * @description The winning side, when the game is over.
+             */
+            winner: number | null;
+            /** Deals */
+            deals: components["schemas"]["AuditedDeal"][];
+        };
+        /**
+         * AuditedDeal
+         * @description One deal of the log, replayed: whether every action was legal (else the first that was
+         *     not, and why), the state it ends in, what happened, its score, and whether the scores the
+         *     log records agree.
+         */
+        AuditedDeal: {
+            /**
+             * Legal
+             * @description Every action of the deal is legal.
+             */
+            legal: boolean;
+            /**
+             * Index
+             * @description Index of the first illegal action; the replay stops there.
+             */
+            index: number | null;
+            /** @description Why it is illegal (as check says). */
+            reason: components["schemas"]["Reason"] | null;
+            /** @description The state after the last legal action. */
+            state: components["schemas"]["State"];
+            /**
+             * Events
+             * @description What happened: the deal's events, then each action's.
+             */
+            events: {
+                [key: string]: unknown;
+            }[];
+            /** @description The deal's score (final: false while it is not over); scores are the game scores after it. */
+            score: components["schemas"]["ScoreResponse"];
+            /**
+             * Agrees
+             * @description The scores the log records for this deal agree with the rules; null: it records none.
+             */
+            agrees: boolean | null;
+            /**
+             * Disagreements
+             * @description Each recorded score the rules do not give, with its JSON pointer.
+             */
+            disagreements: components["schemas"]["Problem"][];
+        };
+        /**
+         * BatchOperation
+         * @description One operation of a batch: its name and its request body, as sent to ``/v1/{op}``.
+         */
+        BatchOperation: {
+            /**
+             * Op
+             * @description The operation.
+             * @enum {string}
+             */
+            op: "deal" | "validate" | "legal-actions" | "check" | "apply" | "score";
+            /**
+             * Body
+             * @description Its request body (answered as POST /v1/{op} answers it, from the same cache).
+             */
+            body: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * BatchRequest
+         * @description Operations answered in order, each on its own.
+         */
+        BatchRequest: {
+            /** Operations */
+            operations: components["schemas"]["BatchOperation"][];
+        };
+        /**
+         * BatchResponse
+         * @description The operations' answers, in order.
+         */
+        BatchResponse: {
+            /** Results */
+            results: components["schemas"]["BatchResult"][];
+        };
+        /**
+         * BatchResult
+         * @description One operation's answer: the status and body a single request gets.
+         */
+        BatchResult: {
+            /** Status */
+            status: number;
+            /**
+             * Body
+             * @description The answer, or a problem document.
+             */
+            body: {
+                [key: string]: unknown;
+            };
         };
         /**
          * Breakdown
@@ -779,6 +985,41 @@ export interface components {
             next_minimums: number[];
         };
         /**
+         * SeedDeal
+         * @description A deal of a log that starts from a seed: dealt as ``POST /v1/deal`` deals it, with the
+         *     game scores the deals before it leave.
+         */
+        SeedDeal: {
+            /**
+             * Seed
+             * @description Shuffle seed, a 64-bit integer (as for POST /v1/deal).
+             */
+            seed: number;
+            /**
+             * Dealer
+             * @description Dealing seat.
+             */
+            dealer: number;
+            /**
+             * Actions
+             * @description The deal's actions, in order.
+             * @default []
+             */
+            actions?: (components["schemas"]["DrawAction"] | components["schemas"]["TakePileAction"] | components["schemas"]["MeldAction"] | components["schemas"]["DiscardAction"] | components["schemas"]["AskAction"] | components["schemas"]["AnswerAction"])[];
+            /**
+             * Scores
+             * @description Per side, the deal's scores as the log records them (optional): the audit says whether the rules give the same.
+             * @default null
+             */
+            scores?: number[] | null;
+            /**
+             * Totals
+             * @description Per side, the game scores after the deal as the log records them (optional): the audit says whether the rules give the same.
+             * @default null
+             */
+            totals?: number[] | null;
+        };
+        /**
          * SideScore
          * @description A side, its seats and its deal score.
          */
@@ -930,6 +1171,33 @@ export interface components {
              * @default []
              */
             set_aside?: string[];
+        };
+        /**
+         * StateDeal
+         * @description A deal of a log that starts from a state (every card the actions and the score need
+         *     shown); it is played with the game scores the deals before it leave.
+         */
+        StateDeal: {
+            /** @description The deal's starting state; it names the log's rules. Its scores are the game scores before the deal as the log records them. */
+            state: components["schemas"]["State"];
+            /**
+             * Actions
+             * @description The deal's actions, in order.
+             * @default []
+             */
+            actions?: (components["schemas"]["DrawAction"] | components["schemas"]["TakePileAction"] | components["schemas"]["MeldAction"] | components["schemas"]["DiscardAction"] | components["schemas"]["AskAction"] | components["schemas"]["AnswerAction"])[];
+            /**
+             * Scores
+             * @description Per side, the deal's scores as the log records them (optional): the audit says whether the rules give the same.
+             * @default null
+             */
+            scores?: number[] | null;
+            /**
+             * Totals
+             * @description Per side, the game scores after the deal as the log records them (optional): the audit says whether the rules give the same.
+             * @default null
+             */
+            totals?: number[] | null;
         };
         /**
          * StateRequest
@@ -1383,6 +1651,28 @@ export interface components {
             /** Summary */
             summary: string;
         };
+        /**
+         * ViewRequest
+         * @description A state and the seat whose view of it is wanted.
+         */
+        ViewRequest: {
+            state: components["schemas"]["State"];
+            /**
+             * Seat
+             * @description The seat that looks.
+             */
+            seat: number;
+        };
+        /**
+         * ViewResponse
+         * @description The state as one seat sees it.
+         */
+        ViewResponse: {
+            /** Seat */
+            seat: number;
+            /** @description Other hands and the stock by their size, the pile by its top card, size and whether it is frozen. */
+            state: components["schemas"]["State"];
+        };
     };
     responses: never;
     parameters: never;
@@ -1798,6 +2088,141 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GameResponse"];
+                };
+            };
+            /** @description The body is larger than `MAX_BODY_BYTES` (problem document; the example is the default limit's). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+        };
+    };
+    audit: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `de` for German messages; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuditRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditResponse"];
+                };
+            };
+            /** @description The body is larger than `MAX_BODY_BYTES` (problem document; the example is the default limit's). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+        };
+    };
+    view: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `de` for German messages; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ViewRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ViewResponse"];
+                };
+            };
+            /** @description The body is larger than `MAX_BODY_BYTES` (problem document; the example is the default limit's). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+        };
+    };
+    batch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `de` for German messages; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchResponse"];
                 };
             };
             /** @description The body is larger than `MAX_BODY_BYTES` (problem document; the example is the default limit's). */

@@ -1,0 +1,255 @@
+"""``POST /v1/batch`` over the real ASGI app (and, for the shared cache tier, a real uvicorn and
+redis-server): operations answered in order, each with exactly the status and body of its
+single request, a bad one failing alone; the cache shared with single requests both ways, in
+process and through Redis; the limits; German; GraphQL; the fast way in against the model."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+from starlette.testclient import TestClient
+
+from engine import rules_for, state_to_data
+from schema import canonical, handlers, models
+from schema.models import EXAMPLE_ACTIONS, EXAMPLE_FULL_STATE, EXAMPLE_OVER_STATE, EXAMPLE_STATE
+from service.settings import Settings
+from tests.playout import playout
+from tests.servers import RedisServer, Service
+from tests.test_canonical import mutate
+from tests.test_service_api import client
+
+DE = {"Accept-Language": "de"}
+
+
+@pytest.fixture
+def http() -> Iterator[TestClient]:
+    """A fresh app (an empty cache) per test."""
+    with client() as c:
+        yield c
+
+
+def text(body: Any) -> bytes:
+    return orjson.dumps(body)
+
+
+def batch_bytes(operations: list[tuple[str, bytes]]) -> bytes:
+    """A batch of operations whose bodies are these exact JSON texts."""
+    return b'{"operations":[' + b",".join(
+        b'{"op":"%s","body":%s}' % (op.encode(), raw) for op, raw in operations) + b"]}"
+
+
+def tags(r: Any) -> list[str]:
+    return [t.strip() for t in r.headers["x-cache"].split(",")]
+
+
+def states(n: int) -> list[dict[str, Any]]:
+    """Full states of a random deal, in phase draw or play."""
+    out = []
+    for state, _ in playout(rules_for("classic"), 18, check=False):
+        if state.turn.phase in ("draw", "play"):
+            out.append(state_to_data(state))
+    return out[:n]
+
+
+#: one operation of every kind, good and bad, with the single request's path
+OPERATIONS: list[tuple[str, Any]] = [
+    ("legal-actions", {"state": EXAMPLE_STATE}),
+    ("check", {"state": EXAMPLE_FULL_STATE, "actions": EXAMPLE_ACTIONS}),
+    ("check", {"state": EXAMPLE_FULL_STATE, "actions": [{"type": "discard", "card": "AS"}]}),
+    ("apply", {"state": EXAMPLE_FULL_STATE, "actions": EXAMPLE_ACTIONS}),
+    ("apply", {"state": EXAMPLE_FULL_STATE, "actions": [{"type": "draw"},
+                                                        {"type": "discard", "card": "AS"}]}),
+    ("score", {"state": EXAMPLE_OVER_STATE}),
+    ("score", {"state": EXAMPLE_STATE}),  # NEEDS_HIDDEN_INFO
+    ("validate", {"state": {**EXAMPLE_STATE, "hands": EXAMPLE_STATE["hands"][:3]}}),
+    ("validate", {"state": 5}),  # malformed
+    ("check", {"state": EXAMPLE_STATE, "actions": [{"type": "draw"}] * 201}),  # too many
+    ("legal-actions", {"state": {**EXAMPLE_STATE, "variant": "bridge"}}),
+    ("deal", {"seed": 18, "dealer": 1}),
+    ("deal", {"dealer": 9}),
+]
+
+
+def test_each_operation_is_answered_as_its_single_request(http: TestClient) -> None:
+    """In order, with the status and the exact body its single request gets, whatever the
+    others do; in German too."""
+    for headers in ({}, DE):
+        r = http.post("/v1/batch", content=batch_bytes([(op, text(body))
+                                                        for op, body in OPERATIONS]),
+                      headers=headers)
+        assert r.status_code == 200 and r.headers["content-type"] == "application/json"
+        results = r.json()["results"]
+        assert len(results) == len(OPERATIONS)
+        for (op, body), result in zip(OPERATIONS, results, strict=True):
+            single = http.post(f"/v1/{op}", content=text(body), headers=headers)
+            assert (result["status"], result["body"]) == (single.status_code, single.json()), op
+        assert {r["status"] for r in results} == {200, 422}
+        assert r.headers["content-language"] == (headers.get("Accept-Language") or "en")
+    german = r.json()["results"][6]["body"]
+    assert german["code"] == "NEEDS_HIDDEN_INFO" and german["detail"].startswith("Dafür fehlen")
+
+
+def test_the_cache_is_shared_with_single_requests_both_ways(http: TestClient) -> None:
+    """An operation whose body is the JSON text a single request sent finds that request's
+    answer, and the other way round; X-Cache lists each operation's tag in order."""
+    a, b, c = (text({"state": s}) for s in states(3))
+    assert http.post("/v1/legal-actions", content=a).headers["x-cache"] == "miss"
+    r = http.post("/v1/batch", content=batch_bytes([("legal-actions", a), ("legal-actions", b),
+                                                    ("deal", b'{"seed":1}'),
+                                                    ("score", b'{"state":1}'),
+                                                    ("legal-actions", b)]))
+    assert tags(r) == ["hit", "miss", "none", "none", "hit"]
+    single = http.post("/v1/legal-actions", content=b)  # stored by the batch
+    assert single.headers["x-cache"] == "hit"
+    assert single.json() == r.json()["results"][1]["body"]
+    assert http.post("/v1/legal-actions", content=c).headers["x-cache"] == "miss"
+    r = http.post("/v1/batch", content=batch_bytes([("legal-actions", c)]))
+    assert tags(r) == ["hit"]
+    metrics = http.get("/metrics").text  # counted per operation, as single requests are
+    assert 'canasta_cache_hits_total{op="legal-actions",tier="local"} 4.0' in metrics
+    assert 'canasta_cache_misses_total{op="legal-actions"} 3.0' in metrics
+    # the key is the body's text: the same request written otherwise is another entry
+    spaced = json.dumps({"state": states(1)[0]}, indent=1).encode()
+    r = http.post("/v1/batch", content=batch_bytes([("legal-actions", spaced)]))
+    assert tags(r) == ["miss"]
+
+
+def test_caching_off_says_bypass(http: TestClient) -> None:
+    with client(cache_ops=frozenset({"check"})) as c:
+        raw = text({"state": EXAMPLE_STATE})
+        r = c.post("/v1/batch", content=batch_bytes([("legal-actions", raw), ("check", text(
+            {"state": EXAMPLE_FULL_STATE, "actions": EXAMPLE_ACTIONS}))] * 2))
+        assert tags(r) == ["bypass", "miss", "bypass", "hit"]
+
+
+def test_through_redis_a_batch_finds_what_another_worker_stored() -> None:
+    """Two services without an in-process tier on one Redis: a single request to the first
+    is stored in Redis; an operation of a batch to the second finds it there, and a batch's
+    operation stored by the second is a single request's hit at the first."""
+    redis = RedisServer().start()
+    env = {"CACHE_SIZE": "0", "REDIS_URL": redis.url, "REDIS_OPS": "legal-actions"}
+    first, second = Service(env).start(), Service(env).start()
+    try:
+        a, b = (text({"state": s}) for s in states(2))
+        with httpx.Client(base_url=first.url) as one, httpx.Client(base_url=second.url) as two:
+            assert one.post("/v1/legal-actions", content=a).headers["x-cache"] == "miss"
+            assert wait(lambda: tags(two.post("/v1/batch", content=batch_bytes(
+                [("legal-actions", a)]))) == ["hit"])
+            first_tags = tags(two.post("/v1/batch", content=batch_bytes([("legal-actions", b)])))
+            assert first_tags == ["miss"]
+            assert wait(lambda: one.post("/v1/legal-actions", content=b).headers[
+                "x-cache"] == "hit")
+    finally:
+        first.stop()
+        second.stop()
+        redis.stop()
+
+
+def wait(check: Any, seconds: float = 5.0) -> bool:
+    """``check()`` until it holds (Redis is written after the answer)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_malformed_batch_is_refused_as_a_whole(http: TestClient) -> None:
+    def paths(body: bytes, status: int = 422, code: str = "MALFORMED_REQUEST") -> list[str]:
+        r = http.post("/v1/batch", content=body)
+        assert r.status_code == status and r.json()["code"] == code, r.text[:300]
+        assert r.headers["content-type"] == "application/problem+json"
+        assert "x-cache" not in r.headers
+        return [p["path"] for p in r.json()["problems"]]
+
+    good = {"op": "validate", "body": {"state": EXAMPLE_STATE}}
+    assert paths(b'{"operations": [') == [""]
+    assert paths(text({"operations": []})) == ["/operations"]
+    assert paths(text({"operations": [good, {"op": "audit", "body": {}}]})) == [
+        "/operations/1/op"]
+    assert paths(text({"operations": [{"op": "validate", "body": [1]}]})) == [
+        "/operations/0/body"]
+    assert paths(text({"operations": [{"op": "validate"}]})) == ["/operations/0/body"]
+    assert paths(text({"operations": [{**good, "seat": 1}]})) == ["/operations/0/seat"]
+    assert paths(text({"operations": [good] * 257}), code="TOO_MANY_OPERATIONS") == [
+        "/operations"]
+
+
+def test_limits() -> None:
+    body = text({"operations": [{"op": "validate", "body": {"state": EXAMPLE_STATE}}] * 5})
+    with client(max_batch=5) as c:
+        assert c.post("/v1/batch", content=body).status_code == 200
+    with client(max_batch=4) as c:
+        r = c.post("/v1/batch", content=body, headers=DE)
+        assert r.status_code == 422 and r.json()["code"] == "TOO_MANY_OPERATIONS"
+        assert r.json()["detail"] == "Höchstens 4 Operationen pro Anfrage."
+    # a batch's body has a limit of its own: 256 four-player states are more than
+    # MAX_BODY_BYTES, not more than MAX_BATCH_BODY_BYTES
+    full = text({"operations": [{"op": "legal-actions", "body": {"state": s}}
+                                for s in (states(64) * 4)]})
+    defaults = Settings()
+    assert defaults.max_body_bytes < len(full) < defaults.max_batch_body_bytes
+    with client() as c:
+        r = c.post("/v1/batch", content=full)
+        assert r.status_code == 200 and len(r.json()["results"]) == 256
+        assert c.post("/v1/legal-actions", content=full).status_code == 413
+    with client(max_batch_body_bytes=len(full) - 1) as c:
+        r = c.post("/v1/batch", content=full)
+        assert r.status_code == 413 and str(len(full) - 1) in r.json()["detail"]
+
+
+def test_graphql_batches_as_rest_does(http: TestClient) -> None:
+    query = """query($ops: [BatchOperation!]!) { batch(operations: $ops) { __typename
+        ... on Batch { results { status body } } ... on Problem { code } } }"""
+    ops = [{"op": op.upper().replace("-", "_"), "body": body} for op, body in OPERATIONS]
+    got = http.post("/graphql", json={"query": query, "variables": {"ops": ops}}).json()
+    rest = http.post("/v1/batch", content=text({"operations": [
+        {"op": op, "body": body} for op, body in OPERATIONS]})).json()
+    assert got["data"]["batch"] == {"__typename": "Batch", **rest}
+    bad = http.post("/graphql", json={"query": query, "variables": {"ops": [
+        {"op": "SCORE", "body": 5}]}}).json()
+    assert bad["data"]["batch"] == {"__typename": "Problem", "code": "MALFORMED_REQUEST"}
+
+
+def test_the_command_line_answers_a_batch_uncached() -> None:
+    body = text({"operations": [{"op": op, "body": b} for op, b in OPERATIONS]})
+    status, answer = handlers.handle("batch", body, "en")
+    with client() as c:
+        assert (status, answer) == (200, c.post("/v1/batch", content=body).json())
+
+
+def test_batches_read_the_fast_way_are_what_the_model_reads() -> None:
+    """``schema.canonical.batch`` takes a batch only when the model does, with the same
+    operations and bodies; a batch the service writes itself takes it."""
+    rng = random.Random(18)
+    full = {"operations": [{"op": op, "body": body} for op, body in OPERATIONS]}
+    fast = canonical.batch(text(full))
+    assert fast is not None and [(op, json.loads(raw)) for op, raw in fast] == [
+        (o["op"], o["body"]) for o in full["operations"]]
+    # small bodies, so that the mutations change the batch itself more often than not
+    base = {"operations": [{"op": op, "body": {"seed": i}} for i, (op, _) in enumerate(
+        OPERATIONS[:4])]}
+    taken = refused = 0
+    for _ in range(400):
+        raw = text(mutate(copy.deepcopy(base), rng))
+        fast = canonical.batch(raw)
+        try:
+            model = models.BatchRequest.model_validate_json(raw)
+        except Exception:
+            assert fast is None, raw[:300]
+            refused += 1
+            continue
+        if fast is not None:
+            taken += 1
+            assert [(op, json.loads(b)) for op, b in fast] == [
+                (o.op, o.body) for o in model.operations]
+    assert taken > 20 and refused > 20, (taken, refused)
