@@ -64,10 +64,18 @@ _TITLES = {
 }
 
 
+#: the longest path a problem names (the OpenAPI document's bound on ``path``); a segment
+#: longer than ``SEGMENT`` (only a client's own over-long key can be) is cut to its start and
+#: "...", so the path still says where the problem is
+MAX_PATH, SEGMENT = 256, 64
+
+
 def pointer(loc: tuple[int | str, ...]) -> str:
-    """A pydantic error location as a JSON pointer (RFC 6901)."""
+    """A pydantic error location as a JSON pointer (RFC 6901), at most ``MAX_PATH`` long."""
     parts = [str(p).replace("~", "~0").replace("/", "~1") for p in loc]
-    return "".join("/" + p for p in parts)
+    parts = [p if len(p) <= SEGMENT else p[:SEGMENT - 3] + "..." for p in parts]
+    path = "".join("/" + p for p in parts)
+    return path if len(path) <= MAX_PATH else path[:MAX_PATH - 3] + "..."
 
 
 def _field_code(error_type: str) -> str:

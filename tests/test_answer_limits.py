@@ -164,3 +164,25 @@ def test_the_limits_are_settings() -> None:
     for bad in ({"MAX_PROBLEMS": "0"}, {"MAX_LEGAL_ACTIONS": "0"}, {"MAX_PROBLEMS": "many"}):
         with pytest.raises(ValueError):
             Settings.from_env(bad)
+
+
+def test_a_problem_path_stays_within_its_documented_bound() -> None:
+    """Issue 17 (smaller points): a problem's ``path`` is at most 256 characters, as the OpenAPI
+    document says, even where it would echo a client's over-long key: the key is cut to its
+    start and "..."."""
+    from starlette.testclient import TestClient
+
+    from service.app import create_app
+    from service.settings import Settings
+
+    http = TestClient(create_app(Settings(log_level="error")))
+    key = "x" * 5000
+    for body in ({"variant": "classic", "options": {key: 1}},
+                 {"state": {"variant": "classic", "options": {key: True, "y" * 300: 2}}}):
+        path = "/v1/deal" if "state" not in body else "/v1/validate"
+        answer = http.post(path, json=body).json()
+        assert answer["code"] == "MALFORMED_REQUEST", answer
+        paths = [p["path"] for p in answer["problems"]]
+        assert paths and all(len(p) <= 256 for p in paths), paths
+        assert any(p.startswith(("/options/xxx", "/state/options/xxx")) and "..." in p
+                   for p in paths), paths
