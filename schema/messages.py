@@ -24,6 +24,12 @@ def _line(ctx: Ctx) -> str:
     return f" (Zeile {found[1]}, Spalte {found[2]})" if found else ""
 
 
+def _actual(context: dict[str, Any]) -> str:
+    """", nicht N" where pydantic says how many there are (not every version does for a dict)."""
+    actual = context.get("actual_length")
+    return f", nicht {actual}" if actual is not None else ""
+
+
 def _items(ctx: Ctx) -> str:
     return "Das Objekt" if ctx.get("field_type") == "Dictionary" else "Die Liste"
 
@@ -50,10 +56,10 @@ GERMAN: dict[str, Callable[[Ctx], str]] = {
     "greater_than_equal": lambda c: f"Der Wert muss mindestens {c['ge']} sein.",
     "less_than_equal": lambda c: f"Der Wert darf höchstens {c['le']} sein.",
     "string_too_long": lambda c: f"Höchstens {c['max_length']} Zeichen erlaubt.",
-    "too_long": lambda c: f"{_items(c)} darf höchstens {c['max_length']} Einträge haben, "
-                          f"nicht {c.get('actual_length')}.",
-    "too_short": lambda c: f"{_items(c)} braucht mindestens {c['min_length']} Einträge, "
-                           f"nicht {c.get('actual_length')}.",
+    "too_long": lambda c: f"{_items(c)} darf höchstens {c['max_length']} Einträge haben"
+                          f"{_actual(c)}.",
+    "too_short": lambda c: f"{_items(c)} braucht mindestens {c['min_length']} Einträge"
+                           f"{_actual(c)}.",
     "literal_error": lambda c: f"Erlaubt: {_oder(c['expected'])}.",
     "union_tag_invalid": lambda c: f"Unbekannter Wert '{c['tag']}' in {c['discriminator']}; "
                                    f"erlaubt: {c['expected_tags']}.",

@@ -31,6 +31,9 @@ TYPED = "legalActions(state: $s) { __typename ... on LegalActions { seat actions
 
 
 def client(**settings: Any) -> TestClient:
+    """The app with these settings. MAX_LEGAL_ACTIONS is raised above the 1,199 actions of the
+    biggest hand (``big``): the cost limits are measured here, not that cap."""
+    settings.setdefault("max_legal_actions", 2000)
     return TestClient(create_app(Settings(log_level="warning", **settings)),
                       raise_server_exceptions=False)
 
@@ -375,7 +378,8 @@ def test_parsed_documents_are_bounded_by_memory() -> None:
 
 
 def test_limits_on_a_real_server(big: dict[str, Any]) -> None:
-    svc = Service({"GRAPHQL_MAX_ALIASES": "3", "GRAPHQL_MAX_COST": "304"}).start()
+    svc = Service({"GRAPHQL_MAX_ALIASES": "3", "GRAPHQL_MAX_COST": "304",
+                   "MAX_LEGAL_ACTIONS": "2000"}).start()
     try:
         with httpx.Client(base_url=svc.url, timeout=30) as c:
             refused(c.post("/graphql", json={"query": REPEATED}), "TOO_MANY_FIELDS")
