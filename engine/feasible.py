@@ -75,6 +75,13 @@ def _opt_naturals(rules: RuleSet, nat: list[int], wilds: int, melds: MeldInfo,
     return value, used, min(wilds, cap)
 
 
+#: most ways to lay suit sequences that one feasibility question tries. A hand of a real deal
+#: (under about 40 cards) has far fewer; a hand of nearly the whole deck has about 200,000, and
+#: trying them all cost seconds per request: such a hand gets the first ways, fewest sequences
+#: first (issue 17, CPU bounded).
+SEQUENCE_CHOICES = 256
+
+
 def real_sequences(hand: Counts) -> list[tuple[int, ...]]:
     """The suit sequences of seven naturals in ``hand``, fours to tens up to eights to aces
     (Canastra rule text 'Häufige Varianten: Canastra Real')."""
@@ -94,21 +101,7 @@ def sequence_choices(rules: RuleSet, hand: Counts,
     sequences (ranks ``REAL`` and below, each a canasta) and the card points laid. The first
     choice lays none."""
     out: list[tuple[Counts, MeldInfo, int]] = [(hand, melds, 0)]
-    if not rules.real_canasta_bonus:
-        return out
-    return _sequence_choices(rules, hand, melds, out)
-
-
-#: most ways to lay suit sequences that one feasibility question tries. A hand of a real deal
-#: (under about 40 cards) has far fewer; a hand of nearly the whole deck has about 200,000, and
-#: trying them all cost seconds per request: such a hand gets the first ways, fewest sequences
-#: first (issue 17, CPU bounded).
-SEQUENCE_CHOICES = 256
-
-
-def _sequence_choices(rules: RuleSet, hand: Counts, melds: MeldInfo,
-                      out: list[tuple[Counts, MeldInfo, int]]) -> list[tuple[Counts, MeldInfo, int]]:
-    sequences = real_sequences(hand)
+    sequences = real_sequences(hand) if rules.real_canasta_bonus else []
     if not sequences:
         return out
     values = rules.card_values

@@ -335,15 +335,11 @@ def _wild_melds(ctx: Ctx, judged: list[Action]) -> None:
 
 def _real_melds(ctx: Ctx, judged: list[Action]) -> None:
     """Suit sequences of seven naturals in the hand ("Canastra Real", docs/variants/canastra.md)."""
-    hand = ctx.hand
-    assert hand is not None
-    for suit in range(4):
-        for low in range(2, 7):  # fours up to tens, through to eights up to aces
-            cards = tuple(r * 4 + suit for r in range(low, low + 7))
-            if all(hand[c] for c in cards):
-                a = Action("meld", cards, REAL, None, None, ctx.seat)
-                if isinstance(_judge_meld(ctx, a), Plan):
-                    judged.append(a)
+    assert ctx.hand is not None
+    for cards in feasible.real_sequences(ctx.hand):
+        a = Action("meld", cards, REAL, None, None, ctx.seat)
+        if isinstance(_judge_meld(ctx, a), Plan):
+            judged.append(a)
 
 
 def _pickup_candidates(ctx: Ctx) -> list[tuple[int, ...]]:
