@@ -139,10 +139,7 @@ def variant(variant_id: str, options: Data | None = None, lang: str = "en") -> D
 
 
 def deal(req: Data, lang: str = "en") -> Data:
-    try:
-        rules = wire.rules_of(req)
-    except UnknownRules as exc:
-        raise _rules_error(exc, "", lang) from None
+    rules = _request_rules(req, lang)
     dealer = req.get("dealer", 0)
     check_seat(rules, dealer, "/dealer", lang)
     scores = req.get("scores")

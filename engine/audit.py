@@ -14,6 +14,7 @@ from typing import Any
 
 from . import wire
 from .api import _hidden as hidden_error
+from .api import _request_rules as request_rules
 from .api import _rules_error as rules_error
 from .api import check_seat, check_sides, request_error, score_data, state_of
 from .deal import deal
@@ -35,10 +36,7 @@ def audit(req: Data, lang: str = "en") -> Data:
     ``OpError`` where the log cannot be replayed: rules the engine does not know, a seat or a
     list of scores that does not fit them, an invalid starting state, a starting state of
     other rules, or a hidden card that an action or a score needs."""
-    try:
-        rules = wire.rules_of(req)
-    except UnknownRules as exc:
-        raise rules_error(exc, "", lang) from None
+    rules = request_rules(req, lang)
     given: list[int] | None = req.get("scores")
     check_sides(rules, given, "/scores", lang)
     totals: tuple[int, ...] | None = tuple(given) if given is not None else None

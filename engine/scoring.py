@@ -153,17 +153,12 @@ def kind_bonus(rules: RuleSet, kind: str) -> int:
         return rules.wild_canasta_bonus
     if kind == "real":
         return rules.real_canasta_bonus
-    for rank, bonus in rules.pure_rank_canasta_bonus:
-        if kind == f"pure_{PLURALS[rank]}":
-            return bonus
+    if kind.startswith("pure_"):
+        return _pure_points(rules.pure_rank_canasta_bonus, kind)
     for twos, jokers, bonus in rules.wild_canasta_bonuses:
         if kind == combo_kind(twos, jokers):
             return bonus
     return 0
-
-
-def canasta_bonus(rules: RuleSet, meld: Meld) -> int:
-    return kind_bonus(rules, canasta_kind(rules, meld))
 
 
 def incomplete_kinds(rules: RuleSet) -> tuple[str, ...]:
@@ -205,7 +200,12 @@ def incomplete_penalty(rules: RuleSet, kind: str) -> int:
         return rules.wild_meld_incomplete_penalty
     if kind == "four_jokers":
         return rules.wild_meld_incomplete_four_jokers
-    for rank, points in rules.incomplete_penalties:
+    return _pure_points(rules.incomplete_penalties, kind)
+
+
+def _pure_points(table: tuple[tuple[int, int], ...], kind: str) -> int:
+    """The points ``table`` gives a pure meld of the rank ``kind`` names (``pure_sevens``)."""
+    for rank, points in table:
         if kind == f"pure_{PLURALS[rank]}":
             return points
     return 0
@@ -274,10 +274,6 @@ def going_out_points(rules: RuleSet, kind: str) -> int:
     if kind == FIRST_TURN:
         return rules.first_turn_bonus
     return rules.going_out_bonus
-
-
-def going_out_bonus(rules: RuleSet, turn: Turn) -> int:
-    return going_out_points(rules, going_out_kind(rules, turn))
 
 
 def red_three_points(rules: RuleSet, count: int) -> int:
@@ -387,12 +383,6 @@ def side_breakdown(rules: RuleSet, t: SideTally, stock_exhausted: bool) -> dict[
     }
     out["total"] = sum(out.values())
     return out
-
-
-def score_side(state: State, side: int) -> dict[str, int]:
-    turn = state.turn
-    return side_breakdown(state.rules, side_tally(state, side),
-                          turn.stock_exhausted and turn.went_out is None)
 
 
 def deal_result(rules: RuleSet, before: tuple[int, ...], sides: tuple[SideScore, ...]) -> DealScore:

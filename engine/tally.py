@@ -56,7 +56,7 @@ def side_fields(rules: RuleSet) -> tuple[str, ...]:
 
 
 def _side_fields(rules: RuleSet) -> tuple[str, ...]:
-    out = ["melded_points", "hand_points", "went_out", "red_threes"]
+    out = list(COMMON)
     if rules.threes_by_colour:
         out.append("black_threes")
     if rules.red_three_in_hand_penalty:
@@ -89,8 +89,7 @@ def tally_to_data(rules: RuleSet, tally: Tally) -> Data:
 
 
 def _value(t: SideTally, name: str) -> Any:
-    if name in ("melded_points", "hand_points", "went_out", "red_threes", "black_threes",
-                "red_threes_in_hand"):
+    if name in COMMON or name in ("black_threes", "red_threes_in_hand"):
         return getattr(t, name)
     if name.endswith("_canastas"):
         return t.canastas.get(name[:-len("_canastas")], 0)
@@ -245,9 +244,8 @@ class _Reader:
                     f"at most, not {groups}",
                     f"Team {i} hat {seats} Spieler, jeder hält höchstens eine Gruppe aus "
                     f"{name['de']}, nicht {groups}"))
-        held_minimum = sum(n * count * rules.card_values[rank * 4]
-                           for rank, count, _ in rules.held_group_penalty
-                           for kind, n in s.held.items() if kind == PLURALS[rank])
+        held_minimum = sum(s.held.get(PLURALS[rank], 0) * count * rules.card_values[rank * 4]
+                           for rank, count, _ in rules.held_group_penalty)
         if held_minimum > -s.hand and "hand_points" not in s.bad:
             self.add("HELD_GROUPS_NEED_HAND_POINTS", f"{path}/hand_points",
                      minimum=-held_minimum, points=s.hand)

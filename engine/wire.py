@@ -441,8 +441,7 @@ def _check_turn(rules: RuleSet, data: Data, turn: Data, add: Any) -> None:
     phase: str = turn.get("phase", DRAW)
     detail: Words | None = None
     if phase == OVER:
-        if (turn.get("went_out") is None and not turn.get("stock_exhausted")
-                and not _stock_empty(data)):
+        if turn.get("went_out") is None and not stock_ran_out(data):
             detail = {"en": "a deal is over when someone went out or the stock ran out",
                       "de": "eine Runde ist vorbei, wenn jemand ausgemacht hat oder der Stapel "
                             "aufgebraucht ist"}

@@ -690,11 +690,12 @@ class StateRound(BaseModel):
     state: State
 
 
-def _round(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+def _round(value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
     """A round by its shape: ``{"state": ...}`` or ``{"tally": ...}``, so error locations carry
-    no union tag (``rounds/2/tally/sides``)."""
+    no union tag (``rounds/2/tally/sides``). The context (an ``ErrorBudget``) is passed on."""
     if isinstance(value, dict):
-        return (StateRound if "state" in value else TallyRound).model_validate(value)
+        return (StateRound if "state" in value else TallyRound).model_validate(
+            value, context=info.context)
     return handler(value)
 
 
@@ -973,11 +974,12 @@ class StateDeal(BaseModel):
     totals: Scores | None = _recorded("the game scores after the deal")
 
 
-def _log_deal(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+def _log_deal(value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
     """A deal with ``state`` is a StateDeal, any other a SeedDeal: error locations carry no
-    union tag (a deal with both a state and a seed: ``seed`` is an unknown field)."""
+    union tag (a deal with both a state and a seed: ``seed`` is an unknown field). The context
+    (an ``ErrorBudget``) is passed on."""
     return (StateDeal if isinstance(value, dict) and "state" in value else SeedDeal
-            ).model_validate(value)
+            ).model_validate(value, context=info.context)
 
 
 LogDeal = Annotated[SeedDeal | StateDeal, WrapValidator(_log_deal)]

@@ -554,10 +554,8 @@ class Observe:
             nonlocal status, headers
             if message["type"] == "http.response.start":
                 status = message["status"]
-                headers = message.get("headers", ())
-                if not any(k.lower() == NOSNIFF[0] for k, _ in headers):
-                    headers = [*headers, NOSNIFF]
-                    message = {**message, "headers": headers}
+                headers = [*message.get("headers", ()), NOSNIFF]  # no route sets it itself
+                message = {**message, "headers": headers}
             await send(message)
 
         aborted = None

@@ -211,13 +211,15 @@ class Cache:
         if local.evictions != evictions:
             self.metrics.cache_evictions.inc(local.evictions - evictions)
 
-    def store(self, op: str, key: Hashable, entry: Entry) -> None:
-        """A computed answer, kept in process under ``key`` and counted as a miss. Without
-        Redis the caller awaits nothing between its look-up and this store, so no identical
-        request can come between them: no single flight is needed."""
+    def store(self, op: str, key: Hashable, entry: Entry) -> bool:
+        """A computed answer, kept in process under ``key`` and counted as a miss; whether it
+        was cacheable. Without Redis the caller awaits nothing between its look-up and this
+        store, so no identical request can come between them: no single flight is needed."""
         self.metrics.of(self.metrics.cache_misses, op).inc()
-        if self.cacheable(op, entry):
+        keep = self.cacheable(op, entry)
+        if keep:
             self.keep(key, entry)
+        return keep
 
     async def shared(self, op: str, local: Hashable, shared: str,
                      compute: Callable[[], Entry]) -> tuple[Entry, bool]:
@@ -245,9 +247,7 @@ class Cache:
                     self.keep(local, entry)
             else:
                 entry = compute()
-                self.metrics.of(self.metrics.cache_misses, op).inc()
-                if self.cacheable(op, entry):
-                    self.keep(local, entry)
+                if self.store(op, local, entry):
                     self._spawn(self._redis_set(op, shared, entry))
             future.set_result(entry)
             return entry, hit

@@ -752,7 +752,7 @@ class _Refused(Exception):
     def response(self, lang: str) -> Response:
         from schema import handlers
 
-        from .app import LANG_HEADERS, PROBLEM, render
+        from .app import _json
 
         de = lang == "de"
         problems = []
@@ -769,9 +769,7 @@ class _Refused(Exception):
                   else f"The query is too complex: {first[0].lower()}{first[1:]}")
         status, body = handlers.problem(400, "QUERY_TOO_COMPLEX", detail, lang,
                                         problems=problems)
-        response = Response(render(body), status, media_type=PROBLEM)
-        response.raw_headers.extend(LANG_HEADERS[lang])
-        return response
+        return _json(body, status, lang)
 
 
 class _View(GraphQL[dict[str, Any], None]):

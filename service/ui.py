@@ -27,8 +27,8 @@ SWAGGER = Path(str(swagger_ui_path))
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; "
        "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; "
        "form-action 'none'; frame-ancestors 'none'")
-PAGE_HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
-                "Referrer-Policy": "no-referrer", "Cache-Control": "no-cache"}
+PAGE_HEADERS = {"Content-Security-Policy": CSP, "Referrer-Policy": "no-referrer",
+                "Cache-Control": "no-cache"}  # and nosniff, as every answer (app.Observe)
 
 _JS = "text/javascript; charset=utf-8"
 _CSS = "text/css; charset=utf-8"
@@ -74,8 +74,7 @@ async def asset(request: Request) -> Response:
         return status_problem(404, language(request.headers.get("accept-language")))
     path, media = ASSETS[name]
     etag = _etag(name)
-    headers = {"ETag": etag, "Cache-Control": "public, max-age=3600",
-               "X-Content-Type-Options": "nosniff"}
+    headers = {"ETag": etag, "Cache-Control": "public, max-age=3600"}
     if etag in request.headers.get("if-none-match", ""):
         return Response(status_code=304, headers=headers)
     return Response(_read(path), media_type=media, headers=headers)
