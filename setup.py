@@ -28,10 +28,10 @@ PURE_VARIABLE = "CANASTA_REFEREE_PURE"
 
 
 def hot_modules() -> list[str]:
-    """The engine modules to compile, as `engine/NAME.py` paths relative to the project."""
+    """The engine modules to compile, as `canasta_referee/engine/NAME.py` paths relative to the project."""
     with open(ROOT / "pyproject.toml", "rb") as f:
         names = tomllib.load(f)["tool"]["canasta-referee"]["mypyc"]
-    return [f"engine/{name}.py" for name in names]
+    return [f"canasta_referee/engine/{name}.py" for name in names]
 
 
 def warn(why: str) -> None:

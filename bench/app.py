@@ -57,7 +57,7 @@ async def per_request(app: Any, path: str, bodies: list[bytes]) -> float:
 
 async def measure(ops: list[str], requests: int, rounds: int) -> list[dict[str, Any]]:
     from bench.http import bodies, marked  # after the path and PYTHONPATH are set
-    from service.app import create_app
+    from canasta_referee.service.app import create_app
 
     app = create_app()
     rows = []
@@ -104,7 +104,7 @@ def main() -> int:
         if not any(folder.glob("engine/*.so")):
             subprocess.run([sys.executable, str(ROOT / "bench" / "compiled.py")], check=True)
         sys.path.insert(0, str(folder))
-    import engine
+    from canasta_referee import engine
 
     if args.compiled and engine.BUILD != "compiled":
         print(f"the engine loaded is {engine.BUILD}, not compiled", file=sys.stderr)

@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 import httpx  # noqa: E402
 import orjson  # noqa: E402
 
-from schema.models import EXAMPLE_STATE  # noqa: E402
+from canasta_referee.schema.models import EXAMPLE_STATE  # noqa: E402
 from tests.hostile import KINDS, rss_kib  # noqa: E402
 from tests.servers import Service  # noqa: E402
 

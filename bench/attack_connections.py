@@ -45,7 +45,7 @@ from typing import Any
 sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from schema.models import EXAMPLE_STATE  # noqa: E402
+from canasta_referee.schema.models import EXAMPLE_STATE  # noqa: E402
 from tests.servers import Service  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -188,7 +188,7 @@ def protocol_cost(requests: int = 20_000, rounds: int = 9) -> dict[str, float]:
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
     from uvicorn.server import ServerState
 
-    from service.protocol import RefereeProtocol
+    from canasta_referee.service.protocol import RefereeProtocol
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await receive()

@@ -58,12 +58,12 @@ def measure(name: str, log: dict[str, Any], repeat: int, server: Any) -> dict[st
     import httpx
     import orjson
 
-    import engine
     from bench.app import asgi_post
     from bench.http import cpu_seconds
-    from engine.audit import audit
-    from schema import handlers
-    from service.app import create_app
+    from canasta_referee import engine
+    from canasta_referee.engine.audit import audit
+    from canasta_referee.schema import handlers
+    from canasta_referee.service.app import create_app
 
     rules = engine.rules_for(log["variant"], log["options"])
     body = orjson.dumps(log)
@@ -131,8 +131,8 @@ def main() -> int:
         if not any(cwd.glob("engine/*.so")):
             subprocess.run([sys.executable, str(ROOT / "bench" / "compiled.py")], check=True)
         sys.path.insert(0, str(cwd))
-    import engine
-    from engine import rules_for
+    from canasta_referee import engine
+    from canasta_referee.engine import rules_for
     from tests.games import game
     from tests.servers import Service
 

@@ -2,13 +2,14 @@
 tell which engine an interpreter runs.
 
     python bench/compiled.py [DEST]      # default: build/compiled; prints the folder
-    python bench/compiled.py --check     # which engine `import engine` loads; exit 1 unless compiled
+    python bench/compiled.py --check     # which engine `canasta_referee.engine` is; exit 1 unless compiled
 
 `pip install .` installs the compiled engine already (setup.py); this folder is for the benchmarks
 (`bench/engine.py --compiled`, `bench/http.py --compiled`) against a checkout. Put it first on
-PYTHONPATH to use it. The hot modules (`[tool.canasta-referee] mypyc` in pyproject.toml, the list
-setup.py compiles) are compiled; the rest (variants, tables, views) stays Python. Needs mypy (the
-test extras) and a C compiler.
+PYTHONPATH to use it: it holds a ``canasta_referee`` package whose engine is the compiled copy and
+whose schema and service are links to the checkout's. The hot modules (`[tool.canasta-referee]
+mypyc` in pyproject.toml, the list setup.py compiles) are compiled; the rest (variants, tables,
+views) stays Python. Needs mypy (the test extras) and a C compiler.
 """
 
 from __future__ import annotations
@@ -35,18 +36,23 @@ HOT = hot_modules()
 def engine_build() -> str:
     """"compiled" if every hot engine module was loaded from a C extension, "python" if none was,
     else "mixed" (which should not happen); imports the engine (``engine.COMPILED_MODULES``)."""
-    compiled = set(importlib.import_module("engine").COMPILED_MODULES) & set(HOT)
+    compiled = set(importlib.import_module("canasta_referee.engine").COMPILED_MODULES) & set(HOT)
     return "compiled" if compiled == set(HOT) else "python" if not compiled else "mixed"
 
 
 def build(dest: Path = ROOT / "build" / "compiled") -> Path:
-    """Copy ``engine/`` to ``dest`` and compile its hot modules there; return ``dest``."""
+    """Make ``dest/canasta_referee``: a copy of ``engine/`` with its hot modules compiled, and
+    links to the checkout's ``schema/`` and ``service/``; return ``dest``."""
     if dest.exists():
         shutil.rmtree(dest)
-    dest.mkdir(parents=True)
-    shutil.copytree(ROOT / "engine", dest / "engine",
+    package = dest / "canasta_referee"
+    package.mkdir(parents=True)
+    shutil.copy2(ROOT / "canasta_referee" / "__init__.py", package / "__init__.py")
+    shutil.copytree(ROOT / "engine", package / "engine",
                     ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-    modules = [f"engine/{name}.py" for name in HOT]
+    for name in ("schema", "service"):
+        (package / name).symlink_to(ROOT / name, target_is_directory=True)
+    modules = [f"canasta_referee/engine/{name}.py" for name in HOT]
     subprocess.run([sys.executable, "-m", "mypyc", *modules], cwd=dest, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     shutil.rmtree(dest / "build", ignore_errors=True)
@@ -56,11 +62,11 @@ def build(dest: Path = ROOT / "build" / "compiled") -> Path:
 def check() -> int:
     """Print which engine this interpreter runs and from where; 0 if it is the compiled one."""
     which = engine_build()
-    engine = importlib.import_module("engine")
+    engine = importlib.import_module("canasta_referee.engine")
     print(f"engine: {which} ({Path(engine.__file__ or '').parent})")
     if which == "mixed":
         for name in HOT:
-            module = importlib.import_module(f"engine.{name}")
+            module = importlib.import_module(f"canasta_referee.engine.{name}")
             print(f"  engine.{name}: {module.__file__}")
     return 0 if which == "compiled" else 1
 

@@ -28,9 +28,9 @@ if "PYTHONPATH" not in __import__("os").environ:
 else:  # the compiled engine's folder first, then the project (for anything not compiled)
     sys.path.append(str(Path(__file__).resolve().parent.parent))
 
-from engine import VARIANTS, apply_action, deal, legal_actions, rules_for, state_to_data  # noqa: E402
-from engine.rules import RuleSet  # noqa: E402
-from engine.state import State  # noqa: E402
+from canasta_referee.engine import VARIANTS, apply_action, deal, legal_actions, rules_for, state_to_data  # noqa: E402
+from canasta_referee.engine.rules import RuleSet  # noqa: E402
+from canasta_referee.engine.state import State  # noqa: E402
 
 
 def collect(rules: RuleSet, deals: int, hoard: bool, seed0: int) -> list[State]:
@@ -177,9 +177,9 @@ def main() -> None:
 
 
 def engine_is_compiled() -> bool:
-    import engine.play
+    from canasta_referee.engine import play
 
-    return not engine.play.__file__.endswith(".py")
+    return not play.__file__.endswith(".py")
 
 
 def compiled_results(args: argparse.Namespace) -> list[dict[str, Any]]:

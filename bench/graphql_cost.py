@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
 
-from engine import deal, rules_for, state_to_data  # noqa: E402
+from canasta_referee.engine import deal, rules_for, state_to_data  # noqa: E402
 from tests.builders import PLAY, table  # noqa: E402
 from tests.servers import Service  # noqa: E402
 

@@ -33,7 +33,7 @@ from typing import Any
 sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import rules_for, state_to_data  # noqa: E402
+from canasta_referee.engine import rules_for, state_to_data  # noqa: E402
 from tests.playout import playout  # noqa: E402
 from tests.servers import RedisServer, Service  # noqa: E402
 

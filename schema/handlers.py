@@ -11,8 +11,8 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, ValidationError
 
-from engine import api, audit
-from engine.rules import RuleSet
+from canasta_referee.engine import api, audit
+from canasta_referee.engine.rules import RuleSet
 
 from . import canonical, messages, models
 

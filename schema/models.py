@@ -26,7 +26,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from engine.cards import N_CARDS, card_code
+from canasta_referee.engine.cards import N_CARDS, card_code
 
 RANKS = "AKQJT98765432"
 SUITS = "SHDC"

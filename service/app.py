@@ -23,10 +23,10 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-import engine
-from engine import audit, wire
-from engine.rules import RuleSet
-from schema import handlers
+from canasta_referee import engine
+from canasta_referee.engine import audit, wire
+from canasta_referee.engine.rules import RuleSet
+from canasta_referee.schema import handlers
 
 from . import logs, openapi, ui
 from .cache import Cache, Entry

@@ -1,8 +1,8 @@
 """The memory budget of one worker process (docs/operations.md, "Memory budget"): what its
 settings let it hold at most, whatever the clients send.
 
-    python -m service.budget                     # the budget of the settings in the environment
-    python -m service.budget --in-flight 32      # with another number of requests in flight
+    python -m canasta_referee.service.budget                 # the budget of the settings in use
+    python -m canasta_referee.service.budget --in-flight 32  # with another number in flight
 
     budget = baseline + cache + one computation + in flight × (2 × MAX_BODY_BYTES + largest answer)
 
@@ -101,7 +101,7 @@ def for_workers(settings: Settings, in_flight: int = IN_FLIGHT) -> int:
 
 
 def report(settings: Settings, in_flight: int = IN_FLIGHT) -> str:
-    """The budget as ``python -m service.budget`` prints it (docs/operations.md quotes it)."""
+    """The budget as ``python -m canasta_referee.service.budget`` prints it (docs/operations.md quotes it)."""
     b = budget(settings, in_flight)
     lines = [f"{name:>22}: {value / MIB:6.1f} MiB" for name, value in (
         ("baseline", b.baseline), ("cache", b.cache), ("one computation", b.compute),
@@ -111,7 +111,7 @@ def report(settings: Settings, in_flight: int = IN_FLIGHT) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m service.budget",
+    parser = argparse.ArgumentParser(prog="python -m canasta_referee.service.budget",
                                      description="The memory budget of one worker with the "
                                      "settings in the environment.")
     parser.add_argument("--in-flight", type=int, default=IN_FLIGHT,
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = Settings.from_env()
     except SettingError as exc:
-        print(f"python -m service.budget: {exc}", file=sys.stderr)
+        print(f"python -m canasta_referee.service.budget: {exc}", file=sys.stderr)
         return 2
     print(report(settings, args.in_flight), end="")
     return 0

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from schema.handlers import REQUESTS, handle, to_json
+from canasta_referee.schema.handlers import REQUESTS, handle, to_json
 
 #: the exit status when the reader of stdout goes away before the answer is written (``| head``):
 #: 128 + SIGPIPE, what a shell reports for ``cat`` or ``seq`` in the same place. The answer was
@@ -41,9 +41,9 @@ def serve(argv: list[str]) -> int:
     # The protocol is uvicorn's httptools one with bounds on every connection (MAX_HEADER_BYTES,
     # HEADER_TIMEOUT, BODY_TIMEOUT, KEEPALIVE_TIMEOUT, MAX_CONNECTIONS, MAX_IN_FLIGHT: see
     # service/protocol.py); no WebSocket (the API has none)
-    uvicorn.run("service.app:create_app", factory=True, host=args.host, port=args.port,
+    uvicorn.run("canasta_referee.service.app:create_app", factory=True, host=args.host, port=args.port,
                 workers=args.workers, access_log=False, log_level=env.log_level.lower(),
-                log_config=None, server_header=False, http="service.protocol:RefereeProtocol",
+                log_config=None, server_header=False, http="canasta_referee.service.protocol:RefereeProtocol",
                 ws="none", timeout_graceful_shutdown=env.graceful_timeout)
     return 0
 

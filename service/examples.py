@@ -16,8 +16,13 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from schema import handlers
-from schema.models import EXAMPLE_ACTIONS, EXAMPLE_FULL_STATE, EXAMPLE_OVER_STATE, EXAMPLE_STATE
+from canasta_referee.schema import handlers
+from canasta_referee.schema.models import (
+    EXAMPLE_ACTIONS,
+    EXAMPLE_FULL_STATE,
+    EXAMPLE_OVER_STATE,
+    EXAMPLE_STATE,
+)
 
 from .settings import Settings
 

@@ -473,7 +473,7 @@ async def _ask(info: strawberry.Info, op: str, body: object) -> tuple[int, Data]
     try:
         raw = orjson.dumps(body)
     except orjson.JSONEncodeError:  # nested deeper than orjson writes (254 levels)
-        from schema import handlers
+        from canasta_referee.schema import handlers
 
         return handlers.too_deep(info.context["lang"])
     status, content, _ = await svc.answer(op, raw, info.context["lang"])
@@ -485,13 +485,13 @@ async def _ask(info: strawberry.Info, op: str, body: object) -> tuple[int, Data]
 class Query:
     @strawberry.field(description="The rulesets the referee knows.")
     def variants(self) -> list[VariantSummary]:
-        from engine import api
+        from canasta_referee.engine import api
 
         return [VariantSummary(**v) for v in api.variants()["variants"]]
 
     @strawberry.field(description="A ruleset's complete rule table.")
     def variant(self, info: strawberry.Info, id: str) -> VariantResult:
-        from schema import handlers
+        from canasta_referee.schema import handlers
 
         status, d = handlers.handle("variant", None, info.context["lang"], id)
         return Variant(**d) if status == 200 else _problem(d)
@@ -580,7 +580,7 @@ class Query:
             raw = orjson.dumps({"operations": [{"op": o.op.value, "body": o.body}
                                                for o in operations]})
         except orjson.JSONEncodeError:
-            from schema import handlers
+            from canasta_referee.schema import handlers
 
             return _problem(handlers.too_deep(lang)[1])
         status, content, _ = await svc.batch(raw, lang)
@@ -750,7 +750,7 @@ class _Refused(Exception):
         self.exceeded = exceeded
 
     def response(self, lang: str) -> Response:
-        from schema import handlers
+        from canasta_referee.schema import handlers
 
         from .app import _json
 

@@ -1,6 +1,6 @@
 """The OpenAPI 3.1 document, built from the pydantic wire models (``/docs`` shows it: ``service.ui``).
 
-``python -m service.openapi`` writes ``openapi/openapi.json`` and the JSON Schema of a state,
+``python -m canasta_referee.service.openapi`` writes ``openapi/openapi.json`` and the JSON Schema of a state,
 ``clients/json-schema/state.schema.json`` (tests fail when either drifts; the TypeScript types in
 ``clients/typescript`` are generated from the former by ``npm run generate`` there).
 """
@@ -16,8 +16,8 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
-import engine
-from schema import models as m
+from canasta_referee import engine
+from canasta_referee.schema import models as m
 
 from . import examples
 from .settings import Settings
@@ -236,7 +236,8 @@ def state_schema_bytes() -> bytes:
     """The JSON Schema (draft 2020-12) of a request's ``state``, as committed for clients."""
     schema = m.State.model_json_schema(mode="validation")
     document = {"$schema": "https://json-schema.org/draft/2020-12/schema",
-                "$comment": "Generated from schema.models.State by `python -m service.openapi`; "
+                "$comment": "Generated from schema.models.State by "
+                            "`python -m canasta_referee.service.openapi`; "
                             "the same as components.schemas.State of openapi/openapi.json.",
                 **schema}
     return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode()

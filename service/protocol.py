@@ -1,7 +1,8 @@
 """uvicorn's httptools protocol with a bound on everything a connection can hold.
 
-``canasta-referee serve`` runs uvicorn with ``http="service.protocol:RefereeProtocol"``. On top
-of uvicorn's own handling (its keep-alive timer, pipelining, flow control) each connection has:
+``canasta-referee serve`` runs uvicorn with
+``http="canasta_referee.service.protocol:RefereeProtocol"``. On top of uvicorn's own handling
+(its keep-alive timer, pipelining, flow control) each connection has:
 
 - a size limit for its request line and headers (``MAX_HEADER_BYTES``): httptools keeps a header
   that has not ended in memory, without limit; past the limit the answer is 431 and the
@@ -130,7 +131,7 @@ def problem_bytes(status: int, lang: str, headers: bytes = b"", close: bool = Tr
     from .app import LANG_HEADERS, PROBLEM, render, status_problem
 
     if status in TEXT:
-        from schema import handlers
+        from canasta_referee.schema import handlers
 
         code, en, de = TEXT[status]
         body = render(handlers.problem(status, code, (de if lang == "de" else en).format(**fmt),

@@ -133,7 +133,7 @@ query LegalActions($state: JSON!) {
 @functools.cache
 def graphiql_html() -> str:
     """The ``GET /graphql`` page: GraphiQL, with an example query and its variables."""
-    from schema.models import EXAMPLE_STATE
+    from canasta_referee.schema.models import EXAMPLE_STATE
 
     defaults = {"query": GRAPHQL_QUERY,
                 "variables": json.dumps({"state": EXAMPLE_STATE}, indent=2)}

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from engine import api
+from canasta_referee.engine import api
 
 Data = dict[str, Any]
 

@@ -88,7 +88,8 @@ def run(example: Example, base_url: str, cwd: Path, timeout: float = 60) -> subp
     """Run the example against the server at ``base_url`` (``http://host:port``)."""
     host = base_url.split("://", 1)[1]
     script = example.script.replace("localhost:8000", host).replace("127.0.0.1:8000", host)
-    prelude = (f'set -eo pipefail\ncanasta-referee() {{ "{sys.executable}" -m service.cli "$@"; }}\n')
+    prelude = (f'set -eo pipefail\n'
+               f'canasta-referee() {{ "{sys.executable}" -m canasta_referee.service.cli "$@"; }}\n')
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run(["bash", "-c", prelude + script], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=timeout)

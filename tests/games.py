@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import (
+from canasta_referee.engine import (
     action_to_data,
     apply_action,
     deal,
@@ -22,8 +22,8 @@ from engine import (
     score_deal,
     state_to_data,
 )
-from engine.rules import RuleSet
-from engine.state import State
+from canasta_referee.engine.rules import RuleSet
+from canasta_referee.engine.state import State
 
 
 @dataclass

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from engine import State, state_from_data
+from canasta_referee.engine import State, state_from_data
 from tests.builders import K3, NINES, PLAY, Data, table
 
 SUITS = "SHDC"

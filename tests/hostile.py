@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from schema.models import EXAMPLE_STATE
+from canasta_referee.schema.models import EXAMPLE_STATE
 
 Data = dict[str, Any]
 

@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Iterator
 from itertools import combinations
 
-from engine import (
+from canasta_referee.engine import (
     Action,
     IllegalAction,
     apply_action,
@@ -19,10 +19,10 @@ from engine import (
     state_to_data,
     validate_data,
 )
-from engine.cards import JOKER, THREE, TWO, cards_of, naturals_by_rank
-from engine.deal import deck
-from engine.rules import RuleSet
-from engine.state import State, action_class
+from canasta_referee.engine.cards import JOKER, THREE, TWO, cards_of, naturals_by_rank
+from canasta_referee.engine.deal import deck
+from canasta_referee.engine.rules import RuleSet
+from canasta_referee.engine.state import State, action_class
 
 
 def all_cards(state: State) -> Counter[int]:

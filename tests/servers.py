@@ -172,7 +172,7 @@ class Service:
 
     def start(self) -> Service:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "serve", "--host", "127.0.0.1",
+            [sys.executable, "-m", "canasta_referee.service.cli", "serve", "--host", "127.0.0.1",
              "--port", str(self.port), "--workers", str(self.workers)],
             cwd=self.cwd, env=self.env, stdout=subprocess.DEVNULL, stderr=self.log)
         try:

@@ -12,11 +12,11 @@ import orjson
 import pytest
 from starlette.testclient import TestClient
 
-from engine import api
-from schema import handlers
-from schema.models import EXAMPLE_STATE
-from service.app import create_app
-from service.settings import Settings
+from canasta_referee.engine import api
+from canasta_referee.schema import handlers
+from canasta_referee.schema.models import EXAMPLE_STATE
+from canasta_referee.service.app import create_app
+from canasta_referee.service.settings import Settings
 
 from .hostile import absurd_state, big_hand_state, full_hand_state, malformed_state
 
@@ -172,8 +172,8 @@ def test_a_problem_path_stays_within_its_documented_bound() -> None:
     start and "..."."""
     from starlette.testclient import TestClient
 
-    from service.app import create_app
-    from service.settings import Settings
+    from canasta_referee.service.app import create_app
+    from canasta_referee.service.settings import Settings
 
     http = TestClient(create_app(Settings(log_level="error")))
     key = "x" * 5000

@@ -19,10 +19,10 @@ import orjson
 import pytest
 from starlette.testclient import TestClient
 
-from engine import VARIANTS, rules_for, state_to_data
-from schema import canonical, models
-from schema.models import EXAMPLE_FULL_STATE, EXAMPLE_STATE
-from service.settings import Settings
+from canasta_referee.engine import VARIANTS, rules_for, state_to_data
+from canasta_referee.schema import canonical, models
+from canasta_referee.schema.models import EXAMPLE_FULL_STATE, EXAMPLE_STATE
+from canasta_referee.service.settings import Settings
 from tests.games import Played, by_state, game
 from tests.test_canonical import mutate
 from tests.test_service_api import client
@@ -207,7 +207,7 @@ def test_a_starting_state_with_other_scores_is_played_with_the_carried_ones(
 def test_a_first_deal_by_state_starts_the_game_from_its_scores(http: TestClient) -> None:
     """Without the log's ``scores``, a first deal given by its state starts from that state's
     scores (the audit of a game from its middle): here the score example of docs/api.md."""
-    from service.examples import EXAMPLE_LOG
+    from canasta_referee.service.examples import EXAMPLE_LOG
 
     answer = audit(http, EXAMPLE_LOG)
     first, second = answer["deals"]
@@ -359,7 +359,7 @@ def test_graphql_audits_as_rest_does(http: TestClient, classic: Played) -> None:
 
 
 def test_the_command_line_audits_a_log(classic: Played) -> None:
-    proc = subprocess.run([sys.executable, "-m", "service.cli", "audit"],
+    proc = subprocess.run([sys.executable, "-m", "canasta_referee.service.cli", "audit"],
                           input=orjson.dumps(classic.log), capture_output=True, cwd=ROOT,
                           timeout=120)
     assert proc.returncode == 0, proc.stderr[-500:]

@@ -17,10 +17,15 @@ import orjson
 import pytest
 from starlette.testclient import TestClient
 
-from engine import rules_for, state_to_data
-from schema import canonical, handlers, models
-from schema.models import EXAMPLE_ACTIONS, EXAMPLE_FULL_STATE, EXAMPLE_OVER_STATE, EXAMPLE_STATE
-from service.settings import Settings
+from canasta_referee.engine import rules_for, state_to_data
+from canasta_referee.schema import canonical, handlers, models
+from canasta_referee.schema.models import (
+    EXAMPLE_ACTIONS,
+    EXAMPLE_FULL_STATE,
+    EXAMPLE_OVER_STATE,
+    EXAMPLE_STATE,
+)
+from canasta_referee.service.settings import Settings
 from tests.playout import playout
 from tests.servers import RedisServer, Service
 from tests.test_canonical import mutate

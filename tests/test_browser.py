@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from schema.models import EXAMPLE_STATE
+from canasta_referee.schema.models import EXAMPLE_STATE
 from tests.servers import Service
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Browser, Page, Route, sync_playwright
 
-from service import openapi, ui
+from canasta_referee.service import openapi, ui
 
 from .servers import Service
 

@@ -4,7 +4,7 @@ Varianten: Canastra Real'; VARIANTS.md canastra, options)."""
 
 from __future__ import annotations
 
-from engine import api, legal_actions, state_from_data, state_to_data
+from canasta_referee.engine import api, legal_actions, state_from_data, state_to_data
 from tests.builders import (
     NINES,
     PLAY,
@@ -138,9 +138,9 @@ def test_ways_to_lay_sequences_are_bounded_for_an_absurd_hand() -> None:
     200,000 combinations; the feasibility questions try at most ``SEQUENCE_CHOICES`` of them,
     fewest sequences first. A real hand's ways are all tried: two copies of hearts four to ace
     lay none, one of five sequences, or two of them (fifteen pairs)."""
-    from engine import rules_for
-    from engine.cards import counts_of, parse_card
-    from engine.feasible import SEQUENCE_CHOICES, sequence_choices
+    from canasta_referee.engine import rules_for
+    from canasta_referee.engine.cards import counts_of, parse_card
+    from canasta_referee.engine.feasible import SEQUENCE_CHOICES, sequence_choices
 
     rules = rules_for("canastra", REAL_OPTS)
     every = counts_of(tuple(parse_card(r + s) for r in "456789TJQKA" for s in "SHDC" for _ in (0, 1)))

@@ -20,9 +20,9 @@ import orjson
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from engine import VARIANTS, action_to_data, legal_actions, rules_for, state_to_data
-from engine.views import view_for
-from schema import canonical, handlers
+from canasta_referee.engine import VARIANTS, action_to_data, legal_actions, rules_for, state_to_data
+from canasta_referee.engine.views import view_for
+from canasta_referee.schema import canonical, handlers
 from tests.playout import playout
 
 OPS = ("validate", "legal-actions", "score", "check", "apply")
@@ -311,7 +311,7 @@ def test_decoded_card_codes_are_the_engine_s_own_strings() -> None:
     engine's code table is keyed by (``schema.models`` takes them from the engine), so
     reading a state finds each card by identity. Not a rule: a speed property
     (docs/performance.md, "Reading a request and writing an answer")."""
-    from engine.cards import _CODE_TO_CARD
+    from canasta_referee.engine.cards import _CODE_TO_CARD
 
     codes = {id(code) for code in _CODE_TO_CARD}
     state = state_to_data(next(iter(playout(rules_for("classic", {}), 3, check=False)))[0])

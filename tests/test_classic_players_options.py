@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from engine import api
+from canasta_referee.engine import api
 from tests.builders import (
     ASK,
     DRAW,

@@ -12,7 +12,7 @@ import pytest
 
 def run(*args: str, body: Any = None) -> tuple[int, Any]:
     proc = subprocess.run(
-        [sys.executable, "-m", "service.cli", *args],
+        [sys.executable, "-m", "canasta_referee.service.cli", *args],
         input=json.dumps(body).encode() if body is not None else b"",
         capture_output=True, timeout=60, check=False)
     return proc.returncode, json.loads(proc.stdout)
@@ -111,7 +111,7 @@ def test_score(dealt: dict[str, Any]) -> None:
 
 def test_every_code_has_both_messages() -> None:
     """Every refusal and problem code explains itself in English and German."""
-    from engine.reasons import CODES
+    from canasta_referee.engine.reasons import CODES
 
     for code, (rule, en, de) in CODES.items():
         assert rule and en and de and en != de, code
@@ -119,18 +119,18 @@ def test_every_code_has_both_messages() -> None:
 
 def test_readme_variants_table_is_current() -> None:
     """The table of variants in docs/variants/README.md is generated from the rule tables
-    (python -m engine.tables --write)."""
+    (python -m canasta_referee.engine.tables --write)."""
     from pathlib import Path
 
-    from engine.tables import TARGET, readme_block
+    from canasta_referee.engine.tables import TARGET, readme_block
 
     doc = (Path(__file__).resolve().parent.parent / TARGET).read_text()
-    assert readme_block() in doc, f"run `python -m engine.tables --write` to update {TARGET}"
+    assert readme_block() in doc, f"run `python -m canasta_referee.engine.tables --write` to update {TARGET}"
 
 
 def test_rule_table_sections_cover_every_rule_with_a_source() -> None:
     """Every parameter of every variant's table sits in one section that names its source."""
-    from engine import VARIANTS, api
+    from canasta_referee.engine import VARIANTS, api
 
     for v in VARIANTS:
         answer = api.variant(v.id)
@@ -146,7 +146,7 @@ def test_every_code_is_used_and_documented() -> None:
     """No code without a rule that raises it, none missing from the wire format's tables."""
     from pathlib import Path
 
-    from engine.reasons import CODES
+    from canasta_referee.engine.reasons import CODES
 
     root = Path(__file__).resolve().parent.parent
     source = "".join(p.read_text() for p in (root / "engine").rglob("*.py")

@@ -19,8 +19,8 @@ import httpx
 import jsonschema
 import pytest
 
-from schema.models import EXAMPLE_FULL_STATE, EXAMPLE_OVER_STATE, EXAMPLE_STATE
-from service import openapi
+from canasta_referee.schema.models import EXAMPLE_FULL_STATE, EXAMPLE_OVER_STATE, EXAMPLE_STATE
+from canasta_referee.service import openapi
 
 from .servers import ROOT, Service
 
@@ -33,7 +33,7 @@ PACKAGE = json.loads((TS / "package.json").read_text())
 
 def test_state_json_schema_is_current() -> None:
     assert openapi.STATE_SCHEMA.read_bytes() == openapi.state_schema_bytes(), (
-        "run `python -m service.openapi` to regenerate clients/json-schema/state.schema.json")
+        "run `python -m canasta_referee.service.openapi` to regenerate clients/json-schema/state.schema.json")
 
 
 def test_state_json_schema_accepts_states_and_refuses_bad_ones() -> None:

@@ -18,10 +18,9 @@ import sys
 import zipfile
 from pathlib import Path
 
-import engine.play
 from bench.compiled import HOT  # the hot modules, as pyproject.toml lists them
-from engine import VARIANTS, rules_for, score_deal, state_to_data
-from engine.wire import actions_json
+from canasta_referee.engine import VARIANTS, play, rules_for, score_deal, state_to_data
+from canasta_referee.engine.wire import actions_json
 from tests.playout import playout
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,8 +51,8 @@ def project_copy(dest: Path) -> Path:
     dest.mkdir(parents=True)
     for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy2(ROOT / name, dest / name)
-    for package in ("engine", "schema", "service"):
-        shutil.copytree(ROOT / package, dest / package,
+    for package in ("canasta_referee", "engine", "schema", "service"):  # the links stay links
+        shutil.copytree(ROOT / package, dest / package, symlinks=True,
                         ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"))
     return dest
 
@@ -81,17 +80,18 @@ def build_wheel(src: Path, out: Path, env: dict[str, str]) -> tuple[Path, list[s
 def assert_pure(wheel: Path, names: list[str]) -> None:
     assert wheel.name.endswith("-py3-none-any.whl"), wheel.name
     assert not [n for n in names if n.endswith(SUFFIXES)], "extension modules in a pure wheel"
-    assert {f"engine/{name}.py" for name in HOT} <= set(names)
+    assert {f"canasta_referee/engine/{name}.py" for name in HOT} <= set(names)
 
 
 def test_wheel_has_the_compiled_engine_and_it_plays_exactly_as_python(tmp_path: Path) -> None:
-    assert not engine.play.__file__.endswith(SUFFIXES), "this process must run the Python engine"
+    assert not play.__file__.endswith(SUFFIXES), "this process must run the Python engine"
     wheel, names, _ = build_wheel(project_copy(tmp_path / "src"), tmp_path / "dist", clean_env())
     assert f"-{PY_TAG}-" in wheel.name and not wheel.name.endswith("-none-any.whl"), wheel.name
-    compiled = {n.split("/")[1].split(".")[0] for n in names
-                if n.startswith("engine/") and n.endswith(SUFFIXES)}
+    compiled = {n.split("/")[2].split(".")[0] for n in names
+                if n.startswith("canasta_referee/engine/") and n.endswith(SUFFIXES)}
     assert compiled == set(HOT), "exactly the hot modules are compiled"
-    assert {f"engine/{name}.py" for name in HOT} <= set(names), "sources beside the extensions"
+    assert {f"canasta_referee/engine/{name}.py" for name in HOT} <= set(names), (
+        "sources beside the extensions")
 
     where = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
@@ -101,15 +101,18 @@ def test_wheel_has_the_compiled_engine_and_it_plays_exactly_as_python(tmp_path: 
     check = subprocess.run([sys.executable, str(ROOT / "bench" / "compiled.py"), "--check"],
                            env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert check.returncode == 0 and check.stdout.startswith("engine: compiled"), check.stdout
-    code = ("import engine, importlib, json; from tests.test_compiled import HOT, digest; "
-            "files = {n: importlib.import_module('engine.' + n).__file__ for n in HOT}; "
+    code = ("import importlib, json; from canasta_referee import engine; "
+            "from tests.test_compiled import HOT, digest; "
+            "files = {n: importlib.import_module('canasta_referee.engine.' + n).__file__ "
+            "for n in HOT}; "
             "print(json.dumps({'files': files, 'build': [engine.BUILD, engine.COMPILED_MODULES], "
             "'digest': digest()}))")
     proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path,
                           capture_output=True, text=True, timeout=600, check=True)
     answer = json.loads(proc.stdout)
     for name, file in answer["files"].items():
-        assert Path(file).parent == where / "engine" and file.endswith(SUFFIXES), (name, file)
+        assert Path(file).parent == where / "canasta_referee" / "engine", (name, file)
+        assert file.endswith(SUFFIXES), (name, file)
     assert answer["build"] == ["compiled", sorted(HOT)]  # what /readyz and /metrics report
     assert answer["digest"] == digest()
 
@@ -175,11 +178,51 @@ def test_editable_install_is_pure_python(tmp_path: Path) -> None:
                              cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert install.returncode == 0, (install.stdout + install.stderr)[-4000:]
     assert not [p for p in src.rglob("*") if p.name.endswith(SUFFIXES)], "compiled in the checkout"
-    code = ("import json, engine, engine.play; "
+    code = ("import json; from canasta_referee import engine; "
             "print(json.dumps([engine.__file__, engine.play.__file__, engine.BUILD]))")
     proc = subprocess.run([str(python), "-c", code], env=clean_env(), cwd=tmp_path,
                           capture_output=True, text=True, timeout=120, check=True)
     package, play, build = json.loads(proc.stdout)
-    assert Path(package).parent == src / "engine", package  # the editable install, not another
-    assert play == str(src / "engine" / "play.py")
+    # the editable install, not another (the package's engine is the checkout's engine/)
+    assert Path(package).resolve().parent == src / "engine", package
+    assert Path(play).resolve() == src / "engine" / "play.py"
     assert build == "python"
+
+
+def test_installed_beside_packages_named_engine_schema_and_service(tmp_path: Path) -> None:
+    """Issue 16: the wheel takes one import name, ``canasta_referee``, and ships ``py.typed``;
+    installed into an environment whose own packages are called ``engine``, ``schema`` and
+    ``service``, both those and ours import, and the console script runs."""
+    wheel, names, _ = build_wheel(project_copy(tmp_path / "src"), tmp_path / "dist",
+                                  clean_env(CANASTA_REFEREE_PURE="1"))
+    assert {n.split("/")[0] for n in names if "/" in n and ".dist-info/" not in n} == {
+        "canasta_referee"}, "only canasta_referee/ at the top"
+    assert "canasta_referee/py.typed" in names
+    python = throwaway_venv(tmp_path / "venv")
+    purelib = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()"
+                                   "['purelib'])"], check=True, capture_output=True, text=True,
+                                  timeout=60).stdout.strip())
+    for name in ("engine", "schema", "service"):  # the application's own packages
+        (purelib / name).mkdir()
+        (purelib / name / "__init__.py").write_text(f"MINE = {name!r}\n")
+    install = subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--no-index",
+                              str(wheel)], env=clean_env(), cwd=tmp_path, capture_output=True,
+                             text=True, timeout=300)
+    assert install.returncode == 0, (install.stdout + install.stderr)[-4000:]
+    code = ("import json, engine, schema, service; "
+            "from canasta_referee.service.app import create_app; "
+            "from canasta_referee import engine as ours; create_app(); "
+            "print(json.dumps([engine.MINE, schema.MINE, service.MINE, ours.__file__, "
+            "ours.legal_actions.__module__]))")
+    proc = subprocess.run([str(python), "-c", code], env=clean_env(), cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    mine_e, mine_s, mine_v, ours_file, module = json.loads(proc.stdout)
+    assert (mine_e, mine_s, mine_v) == ("engine", "schema", "service")
+    assert Path(ours_file) == purelib / "canasta_referee" / "engine" / "__init__.py"
+    assert module == "canasta_referee.engine.legal"
+    script = subprocess.run([str(tmp_path / "venv" / "bin" / "canasta-referee"), "variants"],
+                            env=clean_env(), cwd=tmp_path, capture_output=True, text=True,
+                            timeout=120)
+    assert script.returncode == 0, script.stderr[-2000:]
+    assert "classic" in script.stdout

@@ -27,7 +27,7 @@ from typing import Any
 
 import httpx
 
-from schema.models import EXAMPLE_STATE
+from canasta_referee.schema.models import EXAMPLE_STATE
 
 from .servers import Service
 

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from schema.models import EXAMPLE_STATE
-from service.app import create_app
-from service.settings import SettingError, Settings
+from canasta_referee.schema.models import EXAMPLE_STATE
+from canasta_referee.service.app import create_app
+from canasta_referee.service.settings import SettingError, Settings
 
 PAGE = "https://app.example"
 OTHER = "https://evil.example"

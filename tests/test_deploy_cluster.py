@@ -16,9 +16,9 @@ import pytest
 from redis.asyncio.cluster import RedisCluster as ClusterClient
 from redis.asyncio.connection import SSLConnection
 
-from schema.models import EXAMPLE_STATE
-from service.cache import redis_client
-from service.settings import Settings
+from canasta_referee.schema.models import EXAMPLE_STATE
+from canasta_referee.service.cache import redis_client
+from canasta_referee.service.settings import Settings
 
 from .servers import RedisCluster, RedisServer, Service
 

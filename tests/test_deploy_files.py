@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 import yaml
 
-from service.budget import budget, for_workers, report
-from service.settings import DOCS, Settings
+from canasta_referee.service.budget import budget, for_workers, report
+from canasta_referee.service.settings import DOCS, Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"
@@ -62,7 +62,7 @@ def docker_env(steps: list[tuple[str, str]]) -> dict[str, str]:
 
 def get_routes() -> set[str]:
     """Paths the app answers to GET."""
-    from service.app import create_app
+    from canasta_referee.service.app import create_app
 
     app = create_app(Settings(log_level="warning"))
     return {r.path for r in app.routes if "GET" in (getattr(r, "methods", None) or ())}
@@ -349,7 +349,7 @@ def test_compose_memory_limit_covers_the_budget_of_its_workers() -> None:
 
 
 def test_operations_doc_quotes_the_budget_of_the_kubernetes_settings() -> None:
-    """docs/operations.md shows what ``python -m service.budget`` prints for the ConfigMap's
+    """docs/operations.md shows what ``python -m canasta_referee.service.budget`` prints for the ConfigMap's
     settings, and names every setting the budget depends on."""
     config = manifests()[("ConfigMap", "canasta-referee")]["data"]
     doc = (ROOT / "docs" / "operations.md").read_text()
@@ -358,7 +358,7 @@ def test_operations_doc_quotes_the_budget_of_the_kubernetes_settings() -> None:
     assert printed in section, f"paste into docs/operations.md:\n{printed}"
     for name in MEMORY_SETTINGS[:-1]:
         assert f"`{name}`" in section, name
-    proc = subprocess.run([sys.executable, "-m", "service.budget"], cwd=ROOT, capture_output=True,
-                          text=True, env={**os.environ, "PYTHONPATH": str(ROOT),
+    proc = subprocess.run([sys.executable, "-m", "canasta_referee.service.budget"], cwd=ROOT,
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT),
                                           **{k: str(v) for k, v in config.items()}}, timeout=60)
     assert proc.returncode == 0 and proc.stdout == printed, proc.stderr

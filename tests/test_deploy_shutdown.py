@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from schema.models import EXAMPLE_STATE
+from canasta_referee.schema.models import EXAMPLE_STATE
 
 from .servers import Service
 

@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from engine import VARIANTS, api, rules_for
-from engine.reasons import CODES, UnknownRules
-from engine.rules import RuleSet
+from canasta_referee.engine import VARIANTS, api, rules_for
+from canasta_referee.engine.reasons import CODES, UnknownRules
+from canasta_referee.engine.rules import RuleSet
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -199,8 +199,8 @@ def test_variants_index_links_every_variant_page() -> None:
 
 def http_codes() -> set[str]:
     """The codes the HTTP layer and the request parser add to the engine's."""
-    from schema import handlers
-    from service import app
+    from canasta_referee.schema import handlers
+    from canasta_referee.service import app
 
     codes = {code for code, _, _ in app._STATUS_TEXT.values()}
     codes |= {"MALFORMED_REQUEST", "TOO_MANY_ACTIONS", "TOO_MANY_OPERATIONS", "ILLEGAL_ACTION"}

@@ -12,10 +12,10 @@ from itertools import product
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from engine import rules_for
-from engine.cards import JOKER, THREE, TWO, WILD_RANK, counts_of
-from engine.feasible import MeldInfo, Scope, best_addition, can_meld_out, reaches_minimum
-from engine.rules import RuleSet
+from canasta_referee.engine import rules_for
+from canasta_referee.engine.cards import JOKER, THREE, TWO, WILD_RANK, counts_of
+from canasta_referee.engine.feasible import MeldInfo, Scope, best_addition, can_meld_out, reaches_minimum
+from canasta_referee.engine.rules import RuleSet
 from tests.explore import examples
 
 RULES = rules_for("classic")

@@ -15,9 +15,9 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from service import graphql as service_graphql
-from service.app import create_app
-from service.settings import SettingError, Settings
+from canasta_referee.service import graphql as service_graphql
+from canasta_referee.service.app import create_app
+from canasta_referee.service.settings import SettingError, Settings
 from tests.builders import PLAY, table
 from tests.servers import Service
 from tests.test_languages import german

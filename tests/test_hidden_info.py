@@ -8,9 +8,18 @@ from typing import Any
 
 import pytest
 
-from engine import VARIANTS, Action, State, api, check_actions, legal_actions, rules_for, state_to_data
-from engine.play import NeedsHiddenInfo
-from engine.views import view_for
+from canasta_referee.engine import (
+    VARIANTS,
+    Action,
+    State,
+    api,
+    check_actions,
+    legal_actions,
+    rules_for,
+    state_to_data,
+)
+from canasta_referee.engine.play import NeedsHiddenInfo
+from canasta_referee.engine.views import view_for
 from tests.playout import every_candidate, playout
 
 

@@ -20,13 +20,13 @@ from starlette.requests import Request
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from engine import rules_for, state_to_data
-from engine.reasons import CODES, message
-from schema import handlers, messages
-from schema.models import EXAMPLE_ACTIONS, EXAMPLE_STATE
-from service.app import _STATUS_TEXT, create_app
-from service.protocol import OVERLOADED, TEXT
-from service.settings import Settings
+from canasta_referee.engine import rules_for, state_to_data
+from canasta_referee.engine.reasons import CODES, message
+from canasta_referee.schema import handlers, messages
+from canasta_referee.schema.models import EXAMPLE_ACTIONS, EXAMPLE_STATE
+from canasta_referee.service.app import _STATUS_TEXT, create_app
+from canasta_referee.service.protocol import OVERLOADED, TEXT
+from canasta_referee.service.settings import Settings
 from tests.hostile import big_hand_state
 from tests.playout import playout
 

@@ -17,8 +17,8 @@ from typing import Any
 import httpx
 import orjson
 
-from service.budget import MIB, budget
-from service.settings import Settings
+from canasta_referee.service.budget import MIB, budget
+from canasta_referee.service.settings import Settings
 
 from .hostile import KINDS, rss_kib
 from .servers import Service

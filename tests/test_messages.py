@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from engine import VARIANTS, IllegalAction, apply_action, rules_for
-from engine.play import NeedsHiddenInfo
+from canasta_referee.engine import VARIANTS, IllegalAction, apply_action, rules_for
+from canasta_referee.engine.play import NeedsHiddenInfo
 from tests.playout import every_candidate, playout
 
 

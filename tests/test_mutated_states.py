@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from engine import VARIANTS, rules_for, state_to_data
-from schema import handlers
+from canasta_referee.engine import VARIANTS, rules_for, state_to_data
+from canasta_referee.schema import handlers
 from tests.playout import playout
 
 CARDS = [r + s for r in "23456789TJQKA" for s in "SHDC"] + ["JK"]

@@ -17,8 +17,8 @@ from typing import Any
 import httpx
 import pytest
 
-from service import openapi
-from service.settings import Settings
+from canasta_referee.service import openapi
+from canasta_referee.service.settings import Settings
 
 from .servers import Service
 

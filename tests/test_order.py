@@ -17,9 +17,17 @@ from typing import Any
 
 import pytest
 
-from engine import Action, State, apply_action, check_actions, legal_actions, rules_for, state_to_data
-from engine.cards import REAL, WILD_RANK
-from engine.state import PLAY
+from canasta_referee.engine import (
+    Action,
+    State,
+    apply_action,
+    check_actions,
+    legal_actions,
+    rules_for,
+    state_to_data,
+)
+from canasta_referee.engine.cards import REAL, WILD_RANK
+from canasta_referee.engine.state import PLAY
 from tests.hands import canastra_real_states, german_black_three_states
 from tests.playout import playout
 from tests.test_properties import CONFIGS

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from engine import VARIANTS, rules_for
-from engine.wire import action_to_data, actions_json
+from canasta_referee.engine import VARIANTS, rules_for
+from canasta_referee.engine.wire import action_to_data, actions_json
 from tests.playout import playout
 
 DEALS = int(os.environ.get("CANASTA_PLAYOUTS", "1000"))

@@ -16,17 +16,17 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from schema.models import EXAMPLE_STATE, DealRequest, ScoreResponse
-from service.app import create_app
-from service.cli import EXIT_BROKEN_PIPE
-from service.openapi import build
-from service.settings import SettingError, Settings
+from canasta_referee.schema.models import EXAMPLE_STATE, DealRequest, ScoreResponse
+from canasta_referee.service.app import create_app
+from canasta_referee.service.cli import EXIT_BROKEN_PIPE
+from canasta_referee.service.openapi import build
+from canasta_referee.service.settings import SettingError, Settings
 from tests.servers import ROOT, free_port
 
 
 def cli(*args: str, env: dict[str, str] | None = None, stdin: bytes = b"",
         stdout: Any = subprocess.PIPE) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "service.cli", *args], input=stdin,
+    return subprocess.run([sys.executable, "-m", "canasta_referee.service.cli", *args], input=stdin,
                           stdout=stdout, stderr=subprocess.PIPE, timeout=60, check=False,
                           cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
 
@@ -103,7 +103,8 @@ def test_a_closed_pipe_after_reading_the_request() -> None:
 
 def test_head_in_a_shell_pipeline_sees_no_traceback() -> None:
     proc = subprocess.run(
-        f"set -o pipefail; {sys.executable} -m service.cli variant classic --pretty | head -c 10",
+        f"set -o pipefail; {sys.executable} -m canasta_referee.service.cli variant classic --pretty"
+        " | head -c 10",
         shell=True, executable="/bin/bash", capture_output=True, timeout=60, check=False,
         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert proc.stdout == b'{\n  "id": ' and proc.stderr == b""
@@ -147,7 +148,7 @@ def test_the_documents_say_a_seed_is_an_integer() -> None:
     assert seed["type"] == "integer" and "anyOf" not in seed
     assert (seed["minimum"], seed["maximum"]) == (-(2**63), 2**63 - 1)
     assert DealRequest.model_json_schema()["properties"]["seed"]["type"] == "integer"
-    from service.graphql import sdl
+    from canasta_referee.service.graphql import sdl
 
     assert "seed: Int! = 0" in sdl()
 

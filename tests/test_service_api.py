@@ -15,13 +15,13 @@ from starlette.requests import Request
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-import engine
-from engine import api
-from schema import handlers
-from schema.models import EXAMPLE_STATE
-from service.app import ENGINE_ID, RAW_KEY_BYTES, create_app, language
-from service.openapi import COMMITTED
-from service.settings import Settings
+from canasta_referee import engine
+from canasta_referee.engine import api
+from canasta_referee.schema import handlers
+from canasta_referee.schema.models import EXAMPLE_STATE
+from canasta_referee.service.app import ENGINE_ID, RAW_KEY_BYTES, create_app, language
+from canasta_referee.service.openapi import COMMITTED
+from canasta_referee.service.settings import Settings
 from tests.playout import playout
 
 DE = {"Accept-Language": "de-DE,de;q=0.9,en;q=0.5"}
@@ -429,7 +429,7 @@ def test_one_json_log_line_per_request(capsys: pytest.CaptureFixture[str]) -> No
 def test_openapi_is_served_as_committed(http: TestClient) -> None:
     r = http.get("/openapi.json")
     assert r.status_code == 200 and r.content == COMMITTED.read_bytes(), (
-        "run `python -m service.openapi` to regenerate openapi/openapi.json")
+        "run `python -m canasta_referee.service.openapi` to regenerate openapi/openapi.json")
     doc = r.json()
     assert doc["openapi"] == "3.1.0"
     for path, item in doc["paths"].items():
@@ -448,7 +448,7 @@ def test_docs_and_graphiql_pages_load_only_this_service(http: TestClient) -> Non
     nothing else (tests/test_browser_docs.py runs them in a browser)."""
     import re
 
-    from service import ui
+    from canasta_referee.service import ui
 
     for path, headers in (("/docs", {}), ("/graphql", {"accept": "text/html"})):
         r = http.get(path, headers=headers)
@@ -491,12 +491,13 @@ def test_settings_from_environment() -> None:
 
 def test_readme_documents_every_setting() -> None:
     """docs/operations.md holds the configuration table generated from the settings (every
-    setting, its default and meaning): `python -m service.settings --write`."""
-    from service.openapi import COMMITTED as doc
-    from service.settings import DOCS, TABLE_TARGET, table_block
+    setting, its default and meaning): `python -m canasta_referee.service.settings --write`."""
+    from canasta_referee.service.openapi import COMMITTED as doc
+    from canasta_referee.service.settings import DOCS, TABLE_TARGET, table_block
 
     text = (doc.parent.parent / TABLE_TARGET).read_text()
-    assert table_block() in text, f"run `python -m service.settings --write` to update {TABLE_TARGET}"
+    assert table_block() in text, (
+        f"run `python -m canasta_referee.service.settings --write` to update {TABLE_TARGET}")
     for name in DOCS:
         assert f"| `{name}` |" in text, f"{name} is missing from {TABLE_TARGET}"
 

@@ -15,11 +15,11 @@ from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 from starlette.testclient import TestClient
 
-from schema.models import EXAMPLE_STATE
-from service.app import create_app
-from service.cache import ENTRY_OVERHEAD, LRU, Breaker, Cache, Entry, redis_client
-from service.metrics import Metrics
-from service.settings import Settings
+from canasta_referee.schema.models import EXAMPLE_STATE
+from canasta_referee.service.app import create_app
+from canasta_referee.service.cache import ENTRY_OVERHEAD, LRU, Breaker, Cache, Entry, redis_client
+from canasta_referee.service.metrics import Metrics
+from canasta_referee.service.settings import Settings
 
 from .servers import free_port
 

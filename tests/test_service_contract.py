@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 from schemathesis.checks import positive_data_acceptance
 from starlette.testclient import TestClient
 
-from schema.models import EXAMPLE_ACTIONS, EXAMPLE_DEAL, EXAMPLE_STATE, EXAMPLE_STATE_AFTER
-from service import openapi
-from service.app import create_app
-from service.graphql import SDL_FILE, sdl
-from service.settings import Settings
+from canasta_referee.schema.models import EXAMPLE_ACTIONS, EXAMPLE_DEAL, EXAMPLE_STATE, EXAMPLE_STATE_AFTER
+from canasta_referee.service import openapi
+from canasta_referee.service.app import create_app
+from canasta_referee.service.graphql import SDL_FILE, sdl
+from canasta_referee.service.settings import Settings
 from tests.explore import examples
 
 EXAMPLES = examples(int(os.environ.get("CANASTA_SCHEMATHESIS_EXAMPLES", "25")))
@@ -28,12 +28,12 @@ SESSION = TestClient(APP)
 
 def test_committed_openapi_is_current() -> None:
     assert openapi.COMMITTED.read_bytes() == openapi.document_bytes(), (
-        "run `python -m service.openapi` to regenerate openapi/openapi.json")
+        "run `python -m canasta_referee.service.openapi` to regenerate openapi/openapi.json")
 
 
 def test_committed_sdl_is_current() -> None:
     assert SDL_FILE.read_text() == sdl(), (
-        "run `python -m service.graphql` to regenerate schema/schema.graphql")
+        "run `python -m canasta_referee.service.graphql` to regenerate schema/schema.graphql")
 
 
 # --- REST against the committed document --------------------------------------------------------

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from schema.models import EXAMPLE_STATE
+from canasta_referee.schema.models import EXAMPLE_STATE
 
 from .servers import RedisServer, Service
 

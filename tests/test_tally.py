@@ -24,15 +24,22 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from engine import apply_action, deal, legal_actions, rules_for, state_from_data, state_to_data
-from engine.reasons import CODES
-from engine.rules import RuleSet
-from engine.scoring import going_out_kinds, tally_of
-from engine.state import State
-from engine.tally import deal_fields, read_tally, tally_to_data
-from schema.models import EXAMPLE_FULL_STATE, EXAMPLE_OVER_STATE, EXAMPLE_STATE
-from service.app import create_app
-from service.settings import Settings
+from canasta_referee.engine import (
+    apply_action,
+    deal,
+    legal_actions,
+    rules_for,
+    state_from_data,
+    state_to_data,
+)
+from canasta_referee.engine.reasons import CODES
+from canasta_referee.engine.rules import RuleSet
+from canasta_referee.engine.scoring import going_out_kinds, tally_of
+from canasta_referee.engine.state import State
+from canasta_referee.engine.tally import deal_fields, read_tally, tally_to_data
+from canasta_referee.schema.models import EXAMPLE_FULL_STATE, EXAMPLE_OVER_STATE, EXAMPLE_STATE
+from canasta_referee.service.app import create_app
+from canasta_referee.service.settings import Settings
 from tests.builders import meld, table
 from tests.playout import playout
 from tests.test_docs import RULESETS
@@ -422,7 +429,7 @@ def test_the_wire_format_table_says_what_each_variant_scores(http: TestClient) -
 
 
 def _variants() -> Any:
-    from engine import VARIANTS
+    from canasta_referee.engine import VARIANTS
 
     return VARIANTS
 
@@ -536,7 +543,7 @@ WIN = {"melded_points": 750, "went_out": "plain", "red_threes": 4, "natural_cana
 
 
 def test_a_game_of_tallies_and_states(http: TestClient) -> None:
-    from service.examples import TALLY_ROUND_0
+    from canasta_referee.service.examples import TALLY_ROUND_0
 
     status, answer = post(http, "/v1/game", {"variant": "classic", "rounds": [
         {"tally": TALLY_ROUND_0}, {"state": EXAMPLE_OVER_STATE},
@@ -602,7 +609,7 @@ def test_sujo_counts_no_deal_that_overshoots(http: TestClient) -> None:
 
 
 def test_a_contradicting_record_is_refused_round_by_round(http: TestClient) -> None:
-    from service.examples import TALLY_ROUND_0
+    from canasta_referee.service.examples import TALLY_ROUND_0
 
     over_other = copy.deepcopy(EXAMPLE_OVER_STATE)
     over_other["variant"] = "german"
@@ -740,7 +747,7 @@ def test_every_new_code_speaks_english_and_german(http: TestClient) -> None:
 
 
 def test_answers_are_not_cached_and_say_their_language(http: TestClient) -> None:
-    from service.examples import TALLY_CLASSIC
+    from canasta_referee.service.examples import TALLY_CLASSIC
 
     for path, body in (("/v1/score/tally", TALLY_CLASSIC),
                        ("/v1/game", {"rounds": [{"state": EXAMPLE_OVER_STATE}]})):
@@ -754,7 +761,7 @@ def test_answers_are_not_cached_and_say_their_language(http: TestClient) -> None
 
 
 def test_graphql_answers_as_rest(http: TestClient) -> None:
-    from service.examples import REQUESTS
+    from canasta_referee.service.examples import REQUESTS
 
     query = """query($t: TallyInput!, $g: GameInput!) {
       scoreTally(input: $t) { __typename
@@ -815,14 +822,14 @@ def test_graphql_answers_as_rest(http: TestClient) -> None:
 
 
 def test_the_command_line_answers_a_tally() -> None:
-    from service.examples import TALLY_CLASSIC
+    from canasta_referee.service.examples import TALLY_CLASSIC
 
-    proc = subprocess.run([sys.executable, "-m", "service.cli", "score-tally"],
+    proc = subprocess.run([sys.executable, "-m", "canasta_referee.service.cli", "score-tally"],
                           input=json.dumps(TALLY_CLASSIC), capture_output=True, text=True,
                           cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["scores"] == [1265, -90]
-    proc = subprocess.run([sys.executable, "-m", "service.cli", "game", "--lang", "de"],
+    proc = subprocess.run([sys.executable, "-m", "canasta_referee.service.cli", "game", "--lang", "de"],
                           input=json.dumps({"rounds": [{"state": EXAMPLE_OVER_STATE}]}),
                           capture_output=True, text=True, cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)

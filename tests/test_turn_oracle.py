@@ -15,9 +15,17 @@ from typing import Any
 
 import pytest
 
-from engine import VARIANTS, IllegalAction, apply_action, legal, legal_actions, play, rules_for
-from engine.cards import THREE
-from engine.state import State, action_class
+from canasta_referee.engine import (
+    VARIANTS,
+    IllegalAction,
+    apply_action,
+    legal,
+    legal_actions,
+    play,
+    rules_for,
+)
+from canasta_referee.engine.cards import THREE
+from canasta_referee.engine.state import State, action_class
 from tests.hands import canastra_real_states, german_black_three_states
 from tests.playout import playout
 

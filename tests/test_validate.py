@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine import State, Turn, api, rules_for, state_from_data, state_to_data
-from engine.cards import JOKER, N_CARDS
-from engine.wire import _seats, _too_many_copies
+from canasta_referee.engine import State, Turn, api, rules_for, state_from_data, state_to_data
+from canasta_referee.engine.cards import JOKER, N_CARDS
+from canasta_referee.engine.wire import _seats, _too_many_copies
 from tests.playout import playout
 
 
@@ -242,7 +242,7 @@ def test_unknown_variant_and_option() -> None:
 
 def test_wire_model_examples_are_valid_states() -> None:
     """The examples the wire models publish (OpenAPI later) are states the engine accepts."""
-    from schema import models
+    from canasta_referee.schema import models
 
     for example in (models.EXAMPLE_STATE, models.EXAMPLE_STATE_AFTER):
         state = models.State.model_validate(example).model_dump(mode="json")

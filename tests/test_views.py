@@ -13,12 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from engine import Action, action_to_data, rules_for, state_to_data
-from engine.state import State
-from engine.views import view_for
-from schema.models import EXAMPLE_FULL_STATE, EXAMPLE_STATE
-from service.app import create_app
-from service.settings import Settings
+from canasta_referee.engine import Action, action_to_data, rules_for, state_to_data
+from canasta_referee.engine.state import State
+from canasta_referee.engine.views import view_for
+from canasta_referee.schema.models import EXAMPLE_FULL_STATE, EXAMPLE_STATE
+from canasta_referee.service.app import create_app
+from canasta_referee.service.settings import Settings
 from tests.explore import examples
 from tests.playout import every_candidate, playout
 from tests.test_hidden_info import VIEW_CONFIGS

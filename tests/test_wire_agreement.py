@@ -16,8 +16,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
-from schema.models import Card, Rank
-from service import openapi
+from canasta_referee.schema.models import Card, Rank
+from canasta_referee.service import openapi
 
 DOCUMENT = json.loads(openapi.COMMITTED.read_text())
 
