@@ -101,7 +101,7 @@ def main() -> int:
         os.environ["CACHE_SIZE"] = "0"
     if args.compiled:
         folder = ROOT / "build" / "compiled"
-        if not any(folder.glob("engine/*.so")):
+        if not any(folder.glob("canasta_referee/engine/*.so")):
             subprocess.run([sys.executable, str(ROOT / "bench" / "compiled.py")], check=True)
         sys.path.insert(0, str(folder))
     from canasta_referee import engine

@@ -152,7 +152,7 @@ def main() -> int:
     cwd = args.cwd.resolve() if args.cwd else ROOT
     if args.compiled:
         cwd = ROOT / "build" / "compiled"
-        if not any(cwd.glob("engine/*.so")):
+        if not any(cwd.glob("canasta_referee/engine/*.so")):
             subprocess.run([sys.executable, str(ROOT / "bench" / "compiled.py")], check=True)
     svc = Service(env, cwd=cwd).start()
     rows = []

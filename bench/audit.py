@@ -128,7 +128,7 @@ def main() -> int:
     cwd = ROOT
     if args.compiled:
         cwd = ROOT / "build" / "compiled"
-        if not any(cwd.glob("engine/*.so")):
+        if not any(cwd.glob("canasta_referee/engine/*.so")):
             subprocess.run([sys.executable, str(ROOT / "bench" / "compiled.py")], check=True)
         sys.path.insert(0, str(cwd))
     from canasta_referee import engine

@@ -1,5 +1,5 @@
-"""HTTP speed of the service, next to a bare JSON echo of the same body size on the same server
-in the same run.
+"""HTTP speed of the service, next to a bare JSON echo of the same body on the same uvicorn in
+the same run.
 
     apt-get install wrk redis-server     # the load generator (C, one thread) and Redis
     python bench/http.py                 # a Markdown table
@@ -11,8 +11,12 @@ It starts, on loopback only: a redis-server on a free port, and two single-worke
 in-process cache, and "redis" with the in-process tier off (CACHE_SIZE=0) so every cacheable
 answer goes through Redis; with ``--tiers none``, one that caches nothing (misses only). For
 each operation it measures a cache miss (every request a new state: the scores change) and a
-cache hit (one state), with ``wrk -t1 -c32``, and the echo (``POST /v1/echo``: parse the JSON
-body, answer a small object) with the same body.
+cache hit (one state), with ``wrk -t1 -c32``, and two echoes of the same body (parse the JSON,
+answer a small object): the baseline, a bare Starlette app on the same uvicorn with nothing of
+ours (bench/bare_echo.py), and the service's own ``POST /v1/echo``, which runs behind the
+service's middleware (the gap between the two is that middleware's cost). Ratios are
+requests/s over the bare echo's, in the same round; the goals of issue 19 are checked at the
+end.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from canasta_referee.engine import rules_for, state_to_data  # noqa: E402
 from tests.playout import playout  # noqa: E402
-from tests.servers import RedisServer, Service  # noqa: E402
+from tests.servers import RedisServer, Service, free_port  # noqa: E402
 
 LUA = """
 wrk.method = "POST"
@@ -143,13 +148,43 @@ def wrk(url: str, body: bytes, seconds: float, vary: bool, connections: int) -> 
             "non_2xx": int(bad.group(1)) if bad else 0}
 
 
+class BareEcho:
+    """bench/bare_echo.py in a subprocess: the baseline, nothing of ours in it."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> BareEcho:
+        import httpx
+
+        # -m from the checkout: bench/ first on sys.path would shadow the standard `http`
+        self.proc = subprocess.Popen([sys.executable, "-m", "bench.bare_echo", str(self.port)],
+                                     cwd=Path(__file__).resolve().parent.parent,
+                                     stdout=subprocess.DEVNULL)
+        for _ in range(200):
+            try:
+                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError("bench/bare_echo.py did not start")
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(10)
+
+
 def cpu_seconds(pid: int) -> float:
     """User and system CPU time of a process so far (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def loaded(svc: Service, path: str, body: bytes, seconds: float, vary: bool,
+def loaded(svc: Service | BareEcho, path: str, body: bytes, seconds: float, vary: bool,
            connections: int) -> dict[str, Any]:
     """``wrk``'s figures plus the server's CPU time per request (one worker: the process)."""
     assert svc.proc is not None
@@ -166,26 +201,32 @@ def _median_row(runs: list[dict[str, Any]]) -> dict[str, Any]:
             for key in runs[0]}
 
 
-def measure(svc: Service, seconds: float, connections: int,
+def measure(svc: Service, bare: BareEcho, seconds: float, connections: int,
             ops: set[str] | None = None, rounds: int = 1,
             cases: tuple[str, ...] = ("miss", "hit"), batch: int = BATCH) -> list[dict[str, Any]]:
-    """Echo, miss and hit of each operation, in ``rounds`` alternating rounds (a slow spell of
-    a shared machine then shows in one round, not in one side of the ratio)."""
+    """Bare echo, the app's echo, miss and hit of each operation, in ``rounds`` alternating
+    rounds (a slow spell of a shared machine then shows in one round, not in one side of the
+    ratio); every ratio is over the bare echo's requests/s of its round (``p99_ratio``: over
+    its p99 latency)."""
     rows = []
     for op, (body, path) in bodies(batch).items():
         if ops is not None and op not in ops:
             continue
         raw = marked(body)
-        runs: dict[str, list[dict[str, Any]]] = {"echo": [], "miss": [], "hit": []}
+        runs: dict[str, list[dict[str, Any]]] = {"bare": [], "echo": [], "miss": [], "hit": []}
         for _ in range(rounds):
-            echo = loaded(svc, "/v1/echo", raw.replace(b"@N@", b"0"), seconds, False,
-                          connections)
-            runs["echo"].append({**echo, "ratio": 1.0})
-            for case in cases:
-                r = loaded(svc, path, raw, seconds, case == "miss", connections)
-                runs[case].append({**r, "ratio": r["rps"] / echo["rps"]})
-        rows.append({"op": "echo", "case": f"same body as {op}", "bytes": len(raw), "items": 1,
-                     **_median_row(runs["echo"])})
+            fixed = raw.replace(b"@N@", b"0")
+            base = loaded(bare, "/echo", fixed, seconds, False, connections)
+            runs["bare"].append({**base, "ratio": 1.0, "p99_ratio": 1.0})
+            for case in ("echo", *cases):
+                r = (loaded(svc, "/v1/echo", fixed, seconds, False, connections) if case == "echo"
+                     else loaded(svc, path, raw, seconds, case == "miss", connections))
+                runs[case].append({**r, "ratio": r["rps"] / base["rps"],
+                                   "p99_ratio": r["p99_ms"] / base["p99_ms"]})
+        rows.append({"op": "bare echo", "case": f"same body as {op}", "bytes": len(raw),
+                     "items": 1, **_median_row(runs["bare"])})
+        rows.append({"op": "app echo", "case": f"same body as {op}", "bytes": len(raw),
+                     "items": 1, **_median_row(runs["echo"])})
         for case in cases:
             rows.append({"op": op, "case": case, "bytes": len(raw), "items": items(op, batch),
                          **_median_row(runs[case])})
@@ -208,6 +249,46 @@ def batch_lines(rows: list[dict[str, Any]]) -> list[str]:
                    f"{rate / single['rps']:.1f} times; server CPU "
                    f"{row['cpu_us'] / row['items']:,.0f} µs an item, {single['cpu_us']:,.0f} µs "
                    "a single request")
+    return out
+
+
+#: (tier, operation, case, least share of the bare echo's requests/s); misses without a cache
+GOALS = (("local", "legal-actions four players", "hit", 0.90),
+         ("local", "legal-actions", "hit", 0.90),
+         ("none", "legal-actions four players", "miss", 0.60),
+         ("none", "legal-actions", "miss", 0.45),
+         ("none", "check", "miss", 0.50), ("none", "apply", "miss", 0.50),
+         ("none", "score", "miss", 0.50), ("none", "validate", "miss", 0.50))
+
+
+def goal_lines(results: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """Each goal of issue 19 the run measured, with its figure and ``met``/``NOT met``."""
+    out = []
+
+    def row(tier: str, op: str, case: str) -> dict[str, Any] | None:
+        return next((r for r in results.get(tier, ()) if r["op"] == op and r["case"] == case),
+                    None)
+
+    for tier, op, case, least in GOALS:
+        r = row(tier, op, case)
+        if r is not None:
+            out.append(f"- {op}, {case} ({tier}): {r['ratio']:.2f} of the bare echo, goal "
+                       f"{least:.2f}: {'met' if r['ratio'] >= least else 'NOT met'}")
+    worst = max((r for rows in results.values() for r in rows
+                 if r["op"] not in ("bare echo", "app echo") and not r["op"].startswith("batch ")
+                 and not r["op"].startswith("deal")), key=lambda r: r["p99_ratio"], default=None)
+    if worst is not None:
+        out.append(f"- p99 latency, worst ({worst['op']}, {worst['case']}): "
+                   f"{worst['p99_ratio']:.2f} times the bare echo's, goal at most 2: "
+                   f"{'met' if worst['p99_ratio'] <= 2 else 'NOT met'}")
+    for tier in results:
+        for case in ("miss", "hit"):
+            rest, gql = row(tier, "legal-actions", case), row(
+                tier, "graphql legal-actions actionsJson", case)
+            if rest is not None and gql is not None:
+                share = gql["rps"] / rest["rps"]
+                out.append(f"- GraphQL legalActions actionsJson, {case} ({tier}): {share:.2f} of "
+                           f"REST legal-actions, goal 0.50: {'met' if share >= 0.5 else 'NOT met'}")
     return out
 
 
@@ -240,9 +321,10 @@ def main() -> int:
     cwd = root  # first on the server's sys.path: the compiled engine's folder with --compiled
     if args.compiled:
         cwd = root / "build" / "compiled"
-        if not any(cwd.glob("engine/*.so")):
+        if not any(cwd.glob("canasta_referee/engine/*.so")):
             subprocess.run([sys.executable, str(root / "bench" / "compiled.py")], check=True)
     redis = RedisServer().start()
+    bare = BareEcho().start()
     try:
         configs = {"local": {"BENCH_ECHO": "1"},
                    "redis": {"BENCH_ECHO": "1", "CACHE_SIZE": "0", "REDIS_URL": redis.url,
@@ -254,12 +336,14 @@ def main() -> int:
             svc = Service(env, cwd=cwd).start()
             try:
                 wrk(svc.url + "/v1/echo", b"{}", 1, False, args.connections)  # warm up
-                results[name] = measure(svc, args.seconds, args.connections, ops, args.rounds,
+                wrk(bare.url + "/echo", b"{}", 1, False, args.connections)
+                results[name] = measure(svc, bare, args.seconds, args.connections, ops, args.rounds,
                                         ("miss",) if name == "none" else ("miss", "hit"),
                                         args.batch)
             finally:
                 svc.stop()
     finally:
+        bare.stop()
         redis.stop()
     if args.json:
         print(json.dumps(results, indent=2))
@@ -267,9 +351,10 @@ def main() -> int:
     print(f"wrk -t1 -c{args.connections} -d{args.seconds:g}s, one uvicorn worker"
           f"{f', median of {args.rounds} alternating rounds' if args.rounds > 1 else ''}"
           f"{' (mypyc-compiled engine)' if args.compiled else ''}; "
-          "ratio = requests/s over the echo's with the same body, same server, same run\n")
-    print("| cache tier | operation | cache | body bytes | requests/s | p50 ms | p99 ms | vs echo "
-          "| server CPU µs/request | requests per CPU-second |")
+          "vs bare echo = requests/s over those of a bare Starlette echo of the same body on the "
+          "same uvicorn (bench/bare_echo.py), same round\n")
+    print("| cache tier | operation | cache | body bytes | requests/s | p50 ms | p99 ms | vs bare "
+          "echo | server CPU µs/request | requests per CPU-second |")
     print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, rows in results.items():
         for r in rows:
@@ -277,6 +362,10 @@ def main() -> int:
             print(f"| {name} | {r['op']} | {r['case']} | {r['bytes']} | {r['rps']:,.0f}{flag} | "
                   f"{r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['ratio']:.0%} | "
                   f"{r['cpu_us']:,.0f} | {1e6 / r['cpu_us']:,.0f} |")
+    goals = goal_lines(results)
+    if goals:
+        print("\nIssue 19's goals (ratios over the bare echo of the same body, same round):\n")
+        print("\n".join(goals))
     lines = [f"- {name}: {line}" for name, rows in results.items() for line in batch_lines(rows)]
     if lines:
         print("\nBatches, items per second against single requests of the same operation, same "

@@ -124,6 +124,21 @@ class Service:
         self.metrics = Metrics()
         self.cache = Cache(settings, self.metrics)
         self.limits = handlers.Limits(settings.max_problems, settings.max_legal_actions)
+        #: per operation, as ``mode`` finds it
+        self.modes: dict[str, tuple[bool, bool, str | None]] = {}
+
+    def mode(self, op: str) -> tuple[bool, bool, str | None]:
+        """Whether ``op``'s answers go to Redis, whether they are cached, and their
+        ``X-Cache`` tag while not (from the settings; found once per operation)."""
+        mode = self.modes.get(op)
+        if mode is None:
+            settings = self.settings
+            local = settings.cache_size > 0 and settings.cache_max_bytes > 0
+            redis = self.cache.uses_redis(op)
+            cacheable = op in settings.cache_ops and (local or redis)
+            mode = self.modes[op] = (redis, cacheable,
+                                     "bypass" if not cacheable and op in CACHEABLE else None)
+        return mode
 
     @staticmethod
     def rules(data: dict[str, Any]) -> RuleSet | None:
@@ -154,16 +169,13 @@ class Service:
         cacheable operation while caching is off for it (not in ``CACHE_OPS``, or no tier:
         ``CACHE_SIZE=0`` or ``CACHE_MAX_BYTES=0``, and no Redis for it); None for answers not
         cached otherwise."""
-        redis = self.cache.uses_redis(op)
-        local = self.settings.cache_size > 0 and self.settings.cache_max_bytes > 0
-        cacheable = op in self.settings.cache_ops and (local or redis)
-        uncached = "bypass" if not cacheable and op in CACHEABLE else None
+        redis, cacheable, uncached = self.mode(op)
         key: Hashable = None
         if cacheable:  # the same bytes seen before: no validation
             key = self.local_key(op, lang, body)
             seen = self.cache.local.get(key)
             if seen is not None:
-                self.metrics.of(self.metrics.cache_hits, op, "local").inc()
+                self.metrics.cache_hits.inc(op, "local")
                 return seen.status, seen.body, "hit"
         limits = self.limits
         data = handlers.request_data(op, body, lang, limits)
@@ -233,32 +245,16 @@ def _svc(request: Request) -> Service:
 
 
 def _op_route(path: str, op: str) -> Route:
-    async def endpoint(request: Request) -> Response:
-        svc = _svc(request)
-        body = await request.body()
-        lang = language(request.headers.get("accept-language"))
-        status, content, cache = await svc.answer(op, body, lang)
-        response = Response(content, status, media_type=JSON if status == 200 else PROBLEM)
-        response.raw_headers.extend(LANG_HEADERS[lang])  # no header encoding per request
-        if cache:
-            response.raw_headers.append(_X_CACHE[cache])
-        return response
+    """An operation's route. ``Referee.operation`` answers its ``POST`` requests before
+    Starlette routes them; the route is there for the rest (405 with ``Allow: POST``)."""
+    return Route(path, _answered_before_routing, methods=["POST"], name=op)
 
-    return Route(path, endpoint, methods=["POST"], name=op)
+
+async def _answered_before_routing(request: Request) -> Response:
+    raise RuntimeError(f"POST {request.url.path} is answered by Referee.operation")
 
 
 _X_CACHE = {tag: (b"x-cache", tag.encode()) for tag in ("hit", "miss", "bypass")}
-
-
-async def batch(request: Request) -> Response:
-    """``POST /v1/batch``: ``X-Cache`` lists each operation's tag, in order."""
-    lang = language(request.headers.get("accept-language"))
-    status, content, tags = await _svc(request).batch(await request.body(), lang)
-    response = Response(content, status, media_type=JSON if status == 200 else PROBLEM)
-    response.raw_headers.extend(LANG_HEADERS[lang])
-    if tags:
-        response.raw_headers.append((b"x-cache", ", ".join(tags).encode()))
-    return response
 
 
 def _json(data: Any, status: int = 200, lang: str | None = None) -> Response:
@@ -300,14 +296,13 @@ async def docs(request: Request) -> Response:
     return ui.page(ui.docs_html())
 
 
-async def echo(request: Request) -> Response:
-    """Bench baseline: parse the JSON body, answer a small object."""
-    body = await request.body()
+def echo_answer(body: bytes) -> bytes:
+    """Bench baseline (``POST /v1/echo``): parse the JSON body, answer a small object."""
     try:
         data = orjson.loads(body)
     except orjson.JSONDecodeError:
         data = None
-    return _json({"ok": data is not None, "bytes": len(body)})
+    return render({"ok": data is not None, "bytes": len(body)})
 
 
 # --- middleware ---------------------------------------------------------------------------------
@@ -366,9 +361,23 @@ class BodyLimit:
 
 def json_media(content_type: bytes) -> bool:
     """``application/json`` or ``application/<anything>+json``, any parameters (charset)."""
+    if content_type == b"application/json":
+        return True
     media = content_type.partition(b";")[0].strip().lower()
     return media == b"application/json" or (media.startswith(b"application/")
                                             and media.endswith(b"+json"))
+
+
+def overloaded(lang: str) -> Response:
+    """503 ``OVERLOADED``, with ``Retry-After``."""
+    return status_problem(503, lang, headers={"Retry-After": str(RETRY_AFTER)},
+                          seconds=RETRY_AFTER)
+
+
+def not_json(lang: str, content_type: bytes) -> Response:
+    """415 ``UNSUPPORTED_MEDIA_TYPE`` for a body of this ``Content-Type``."""
+    return status_problem(415, lang, headers={"Accept": JSON},
+                          media=content_type.decode("latin-1")[:80])
 
 
 class Gate:
@@ -394,14 +403,12 @@ class Gate:
         refusal: Response | None = None
         extensions = scope.get("extensions")
         if extensions and OVERLOADED in extensions:
-            refusal = status_problem(503, self.lang(scope), headers={
-                "Retry-After": str(RETRY_AFTER)}, seconds=RETRY_AFTER)
+            refusal = overloaded(self.lang(scope))
         elif scope["method"] == "POST" and scope["path"].startswith("/v1/"):
             for name, value in scope["headers"]:
                 if name == b"content-type":
                     if not json_media(value):
-                        refusal = status_problem(415, self.lang(scope), headers={
-                            "Accept": JSON}, media=value.decode("latin-1")[:80])
+                        refusal = not_json(self.lang(scope), value)
                     break
         elif (scope["method"] == "GET" and scope["path"] == "/graphql"
               and any(k == "query" for k, _ in parse_qsl(scope["query_string"].decode(
@@ -454,7 +461,7 @@ class Cors:
         if origin is None:  # not a browser's cross-origin request: nothing to add
             await self.app(scope, receive, send)
             return
-        allowed = self.any or origin in self.origins
+        allowed = self.allows(origin)
         if scope["method"] == "OPTIONS":
             headers = dict(scope["headers"])
             if b"access-control-request-method" in headers:
@@ -468,6 +475,9 @@ class Cors:
             await send(message)
 
         await self.app(scope, receive, cors)
+
+    def allows(self, origin: bytes) -> bool:
+        return self.any or origin in self.origins
 
     def headers(self, origin: bytes, allowed: bool) -> list[tuple[bytes, bytes]]:
         """The CORS headers of an answer to ``origin`` (``vary`` merged later)."""
@@ -562,26 +572,39 @@ class Observe:
         try:
             await self.app(scope, receive, observed)
         except ClientDisconnect:
-            extensions = scope.get("extensions") or {}
-            aborted = "timeout" if TIMED_OUT in extensions else "disconnect"
+            aborted = _abort_reason(scope)
         finally:
-            seconds = time.perf_counter() - start
-            op = op_of(scope["path"])
-            if aborted is not None:
-                self.metrics.of(self.metrics.client_aborts, op, aborted).inc()
-            else:
-                self.metrics.of(self.metrics.requests, op, str(status)).inc()
-                self.metrics.of(self.metrics.latency, op).observe(seconds)
-            if log.isEnabledFor(logging.INFO):
-                if aborted is not None:
-                    log.info("aborted", extra={"fields": {
-                        "method": scope["method"], "path": scope["path"][:200], "op": op,
-                        "reason": aborted, "ms": round(seconds * 1000, 3)}})
-                else:
-                    cache = next((v.decode() for k, v in headers if k == b"x-cache"), None)
-                    log.info("request", extra={"fields": {
-                        "method": scope["method"], "path": scope["path"][:200], "op": op,
-                        "status": status, "cache": cache, "ms": round(seconds * 1000, 3)}})
+            cache = next((v.decode() for k, v in headers if k == b"x-cache"), None)
+            record(self.metrics, scope, op_of(scope["path"]), status, cache, start, aborted)
+
+
+def _abort_reason(scope: Scope) -> str:
+    """``timeout`` for a body past ``BODY_TIMEOUT`` (``service.protocol`` marks it), else
+    ``disconnect``."""
+    return "timeout" if TIMED_OUT in (scope.get("extensions") or {}) else "disconnect"
+
+
+_STATUS = {status: str(status) for status in range(100, 600)}
+
+
+def record(metrics: Metrics, scope: Scope, op: str, status: int, cache: str | None,
+           start: float, aborted: str | None = None) -> None:
+    """A request's metrics and log line (``aborted``: the reason a client abort had)."""
+    seconds = time.perf_counter() - start
+    if aborted is not None:
+        metrics.client_aborts.inc(op, aborted)
+    else:
+        metrics.requests.inc(op, _STATUS.get(status) or str(status))
+        metrics.latency.observe(op, seconds)
+    if log.isEnabledFor(logging.INFO):
+        if aborted is not None:
+            log.info("aborted", extra={"fields": {
+                "method": scope["method"], "path": scope["path"][:200], "op": op,
+                "reason": aborted, "ms": round(seconds * 1000, 3)}})
+        else:
+            log.info("request", extra={"fields": {
+                "method": scope["method"], "path": scope["path"][:200], "op": op,
+                "status": status, "cache": cache, "ms": round(seconds * 1000, 3)}})
 
 
 # --- errors -------------------------------------------------------------------------------------
@@ -601,6 +624,116 @@ async def server_error(request: Request, exc: Exception) -> Response:
     return status_problem(500, _lang(request))
 
 
+# --- the operations' fast path -----------------------------------------------------------------
+
+
+class Referee(Starlette):
+    """The service's app. A ``POST`` to an operation's path (``/v1/legal-actions``, ...) is
+    answered by ``operation`` in one pass over its headers, with no request object and no
+    middleware: it does what the middleware does for other paths (metrics and the log line,
+    ``nosniff``, CORS headers, the refusals of ``Gate`` and ``BodyLimit``) and adds
+    ``Content-Language``, ``Vary`` and ``X-Cache``. Everything else (other methods and paths,
+    preflights) goes through Starlette and its middleware."""
+
+    svc: Service
+    operations: dict[str, str]  # path: operation
+    body_limits: dict[str, int]  # operation: MAX_BODY_BYTES, or its own limit
+    cors: Cors | None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            op = self.operations.get(scope["path"])
+            if op is not None:
+                await self.operation(op, scope, receive, send)
+                return
+        await super().__call__(scope, receive, send)
+
+    async def operation(self, op: str, scope: Scope, receive: Receive, send: Send) -> None:
+        """Answer a ``POST`` to ``op``'s path."""
+        start = time.perf_counter()
+        lang, length, origin, media = "en", -1, None, None
+        for name, value in scope["headers"]:
+            if name == b"content-length":
+                length = int(value) if value.isdigit() else -1
+            elif name == b"accept-language":
+                lang = _language_of(value)
+            elif name == b"content-type":
+                media = value
+            elif name == b"origin":
+                origin = value
+        limit = self.body_limits[op]
+        extensions = scope.get("extensions")
+        refusal = (overloaded(lang) if extensions and OVERLOADED in extensions
+                   else not_json(lang, media) if media is not None and not json_media(media)
+                   else status_problem(413, lang, limit=limit) if length > limit else None)
+        if refusal is not None:
+            await self.answer(scope, send, refusal, op, origin, start)
+            return
+        body = b""
+        more = True
+        while more:  # the body, counted as it comes when it is chunked
+            message = await receive()
+            if message["type"] != "http.request":
+                record(self.svc.metrics, scope, op, 0, None, start, _abort_reason(scope))
+                return
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > limit:
+                await self.answer(scope, send, status_problem(413, lang, limit=limit), op,
+                                  origin, start)
+                return
+        cache: str | None
+        try:
+            if op == "batch":
+                status, content, tags = await self.svc.batch(body, lang)
+                cache = ", ".join(tags) or None
+            elif op == "echo":
+                status, content, cache = 200, echo_answer(body), None
+            else:
+                status, content, cache = await self.svc.answer(op, body, lang)
+        except Exception as exc:
+            log.error("unexpected error", exc_info=exc, extra={"fields": {"path": scope["path"]}})
+            await self.answer(scope, send, status_problem(500, lang), op, origin, start)
+            return
+        headers = [(b"content-length", b"%d" % len(content)),
+                   _CONTENT_TYPE[status == 200], *LANG_HEADERS[lang]]
+        if cache:
+            headers.append(_X_CACHE.get(cache) or (b"x-cache", cache.encode()))
+        headers.append(NOSNIFF)
+        if origin is not None and self.cors is not None:
+            headers = Cors.merged(headers, self.cors.headers(origin, self.cors.allows(origin)))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": content})
+        record(self.svc.metrics, scope, op, status, cache, start)
+
+    async def answer(self, scope: Scope, send: Send, response: Response, op: str,
+                     origin: bytes | None, start: float) -> None:
+        """Send a problem document made by ``status_problem`` (413, 415, 500, 503) as the
+        middleware sends it for other paths."""
+        headers = [*response.raw_headers, NOSNIFF]
+        if origin is not None and self.cors is not None:
+            headers = Cors.merged(headers, self.cors.headers(origin, self.cors.allows(origin)))
+        await send({"type": "http.response.start", "status": response.status_code,
+                    "headers": headers})
+        await send({"type": "http.response.body", "body": response.body})
+        record(self.svc.metrics, scope, op, response.status_code, None, start)
+
+
+_CONTENT_TYPE = {True: (b"content-type", JSON.encode()), False: (b"content-type", PROBLEM.encode())}
+#: Accept-Language values seen, and the language each asks for (a few distinct ones in practice;
+#: bounded, so a client sending new ones each time costs a parse, not memory)
+_LANGUAGES: dict[bytes, str] = {}
+
+
+def _language_of(header: bytes) -> str:
+    lang = _LANGUAGES.get(header)
+    if lang is None:
+        lang = language(header.decode("latin-1"))
+        if len(_LANGUAGES) < 256:
+            _LANGUAGES[header] = lang
+    return lang
+
+
 # --- the app ------------------------------------------------------------------------------------
 
 
@@ -618,7 +751,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         _op_route("/v1/deal", "deal"),
         *(_op_route(f"/v1/{op}", op) for op in ("validate", "legal-actions", "check", "apply",
                                                  "score", "audit", "view")),
-        Route("/v1/batch", batch, methods=["POST"]),
+        _op_route("/v1/batch", "batch"),
         _op_route("/v1/score/tally", "score-tally"),
         _op_route("/v1/game", "game"),
         Route("/graphql", graphql_app(svc), methods=["GET", "POST"]),
@@ -630,7 +763,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
         Route("/static/{name:path}", ui.asset, methods=["GET"]),
     ]
     if settings.bench_echo:
-        routes.append(Route("/v1/echo", echo, methods=["POST"]))
+        routes.append(_op_route("/v1/echo", "echo"))
+    operations = {route.path: route.name for route in routes
+                  if isinstance(route, Route) and route.endpoint is _answered_before_routing}
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -652,7 +787,11 @@ def create_app(settings: Settings | None = None) -> Starlette:
                   Middleware(Gate),
                   Middleware(BodyLimit, limit=settings.max_body_bytes,
                              limits=settings.body_limits)]
-    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers_,
-                    middleware=middleware)
-    app.state.svc = svc
+    app = Referee(routes=routes, lifespan=lifespan, exception_handlers=handlers_,
+                  middleware=middleware)
+    app.state.svc = app.svc = svc
+    app.operations = operations
+    app.body_limits = {op: settings.body_limits.get(path, settings.max_body_bytes)
+                       for path, op in operations.items()}
+    app.cors = Cors(app, settings.cors_origins) if settings.cors_origins else None
     return app

@@ -215,7 +215,7 @@ class Cache:
         """A computed answer, kept in process under ``key`` and counted as a miss; whether it
         was cacheable. Without Redis the caller awaits nothing between its look-up and this
         store, so no identical request can come between them: no single flight is needed."""
-        self.metrics.of(self.metrics.cache_misses, op).inc()
+        self.metrics.cache_misses.inc(op)
         keep = self.cacheable(op, entry)
         if keep:
             self.keep(key, entry)
@@ -234,7 +234,7 @@ class Cache:
             except Exception:  # the first request failed: compute on our own
                 entry = None
             if entry is not None:
-                self.metrics.of(self.metrics.cache_hits, op, "flight").inc()
+                self.metrics.cache_hits.inc(op, "flight")
                 return entry, True
         future: asyncio.Future[Entry] = asyncio.get_running_loop().create_future()
         self._flights[shared] = future
@@ -242,7 +242,7 @@ class Cache:
             entry = await self._redis_get(op, shared)
             hit = entry is not None
             if entry is not None:
-                self.metrics.of(self.metrics.cache_hits, op, "redis").inc()
+                self.metrics.cache_hits.inc(op, "redis")
                 if len(entry.body) <= self.settings.cache_max_entry_bytes:  # other settings
                     self.keep(local, entry)
             else:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections.abc import Iterator
 from typing import Any
 
 from prometheus_client import (
@@ -12,10 +14,60 @@ from prometheus_client import (
     disable_created_metrics,
     generate_latest,
 )
+from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, Metric
 
 disable_created_metrics()  # type: ignore[no-untyped-call]  # no *_created series: they double the exposition for nothing
 
 BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+
+
+class Tally:
+    """A counter of every request (by its labels) kept as plain integers, which the registry
+    reads when ``/metrics`` is scraped: counting costs a dict update, no lock, no child look-up
+    (one event loop thread counts)."""
+
+    def __init__(self, name: str, doc: str, labels: tuple[str, ...]) -> None:
+        self.name, self.doc, self.labels = name, doc, labels
+        self.counts: dict[tuple[str, ...], int] = {}
+
+    def inc(self, *labels: str) -> None:
+        self.counts[labels] = self.counts.get(labels, 0) + 1
+
+    def value(self, *labels: str) -> int:
+        return self.counts.get(labels, 0)
+
+    def collect(self) -> Iterator[Metric]:
+        family = CounterMetricFamily(self.name, self.doc, labels=self.labels)
+        for labels, count in list(self.counts.items()):
+            family.add_metric(labels, count)
+        yield family
+
+
+class Timings:
+    """A histogram of seconds by operation kept as plain bucket counts (as ``Tally``)."""
+
+    BOUNDS = [*(repr(float(b)) for b in BUCKETS), "+Inf"]  # as prometheus_client writes them
+
+    def __init__(self, name: str, doc: str) -> None:
+        self.name, self.doc = name, doc
+        self.rows: dict[str, list[float]] = {}  # per op: each bucket's count, then the sum
+
+    def observe(self, op: str, seconds: float) -> None:
+        row = self.rows.get(op)
+        if row is None:
+            row = self.rows[op] = [0.0] * (len(BUCKETS) + 2)
+        row[bisect_left(BUCKETS, seconds)] += 1  # le: a bound counts what equals it
+        row[-1] += seconds
+
+    def collect(self) -> Iterator[Metric]:
+        family = HistogramMetricFamily(self.name, self.doc, labels=("op",))
+        for op, row in list(self.rows.items()):
+            cumulative, buckets = 0.0, []
+            for bound, count in zip(self.BOUNDS, row[:-1], strict=True):
+                cumulative += count
+                buckets.append((bound, cumulative))
+            family.add_metric((op,), buckets, row[-1])
+        yield family
 
 
 class Metrics:
@@ -24,14 +76,15 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
-        self.requests = Counter("canasta_requests", "HTTP requests answered.",
-                                ("op", "status"), registry=r)
-        self.latency = Histogram("canasta_request_seconds", "Time to answer a request.",
-                                 ("op",), buckets=BUCKETS, registry=r)
-        self.cache_hits = Counter("canasta_cache_hits", "Answers served from a cache tier.",
-                                  ("op", "tier"), registry=r)
-        self.cache_misses = Counter("canasta_cache_misses", "Answers computed (no tier had it).",
-                                    ("op",), registry=r)
+        # counted on every request: plain counts (Tally, Timings), the rest prometheus_client's
+        self.requests = Tally("canasta_requests", "HTTP requests answered.", ("op", "status"))
+        self.latency = Timings("canasta_request_seconds", "Time to answer a request.")
+        self.cache_hits = Tally("canasta_cache_hits", "Answers served from a cache tier.",
+                                ("op", "tier"))
+        self.cache_misses = Tally("canasta_cache_misses", "Answers computed (no tier had it).",
+                                  ("op",))
+        for collector in (self.requests, self.latency, self.cache_hits, self.cache_misses):
+            r.register(collector)
         self.redis_errors = Counter("canasta_redis_errors", "Redis commands that failed or "
                                     "timed out.", ("op",), registry=r)
         self.redis_skipped = Counter("canasta_redis_skipped", "Redis lookups skipped while the "
@@ -54,11 +107,11 @@ class Metrics:
         self.cache_too_large = Counter("canasta_cache_too_large", "Answers not cached (in "
                                        "either tier): larger than CACHE_MAX_ENTRY_BYTES.",
                                        ("op",), registry=r)
-        self.client_aborts = Counter("canasta_client_aborts", "Requests whose client went away "
-                                     "before its body arrived (reason `disconnect`), or whose "
-                                     "body did not arrive within BODY_TIMEOUT (`timeout`); no "
-                                     "answer, not counted in canasta_requests.",
-                                     ("op", "reason"), registry=r)
+        self.client_aborts = Tally("canasta_client_aborts", "Requests whose client went away "
+                                   "before its body arrived (reason `disconnect`), or whose "
+                                   "body did not arrive within BODY_TIMEOUT (`timeout`); no "
+                                   "answer, not counted in canasta_requests.", ("op", "reason"))
+        r.register(self.client_aborts)
         self.engine_info = Gauge("canasta_engine_info", "1, labelled with the engine's cache id "
                                  "and build (compiled or python).", ("id", "build"), registry=r)
 
