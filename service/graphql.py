@@ -30,7 +30,7 @@ from strawberry.http import GraphQLRequestData
 from strawberry.scalars import JSON
 from strawberry.types import ExecutionResult
 
-from . import graphql_cost
+from . import graphql_cost, graphql_fast
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -469,16 +469,28 @@ def _actions(actions: list[ActionInput]) -> list[Data]:
 
 
 async def _ask(info: strawberry.Info, op: str, body: object) -> tuple[int, Data]:
-    svc: Service = info.context["svc"]
+    return await _answer(info.context, op, body)
+
+
+async def _answer(context: dict[str, Any], op: str, body: object) -> tuple[int, Data]:
+    """The REST answer (status, body) to ``body`` as a request of ``op``."""
+    svc: Service = context["svc"]
     try:
         raw = orjson.dumps(body)
     except orjson.JSONEncodeError:  # nested deeper than orjson writes (254 levels)
         from canasta_referee.schema import handlers
 
-        return handlers.too_deep(info.context["lang"])
-    status, content, _ = await svc.answer(op, raw, info.context["lang"])
+        return handlers.too_deep(context["lang"])
+    status, content, _ = await svc.answer(op, raw, context["lang"])
     answer: Data = orjson.loads(content)
     return status, answer
+
+
+async def _legal_actions(context: dict[str, Any], state: JSON) -> LegalActions | Problem:
+    status, d = await _answer(context, "legal-actions", {"state": state})
+    if status != 200:
+        return _problem(d)
+    return LegalActions(seat=d["seat"], phase=d["phase"], listed=d["actions"])
 
 
 @strawberry.type
@@ -518,10 +530,7 @@ class Query:
 
     @strawberry.field(description="The actions the seat to move may take now.")
     async def legal_actions(self, info: strawberry.Info, state: JSON) -> LegalActionsResult:
-        status, d = await _ask(info, "legal-actions", {"state": state})
-        if status != 200:
-            return _problem(d)
-        return LegalActions(seat=d["seat"], phase=d["phase"], listed=d["actions"])
+        return await _legal_actions(info.context, state)
 
     @strawberry.field(description="Whether the actions are legal, in order; if not, why.")
     async def check(self, info: strawberry.Info, state: JSON,
@@ -614,15 +623,28 @@ DOCUMENT_BYTES = 8 << 20
 VALID_KEYS = 4096
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Parsed:
     """A query parsed and measured; ``key``: its tokens' digest (comments and spacing left out),
-    the validation cache's key; ``size``: its estimated memory."""
+    the validation cache's key; ``size``: its estimated memory; ``plan``: its fast path, made
+    once it is known valid (``planned``), None when the fast path does not cover it."""
 
     document: DocumentNode
     measured: graphql_cost.Measured
     key: bytes | None = None
     size: int = 0
+    planned: bool = False
+    plan: graphql_fast.Plan | None = None
+
+    def fast(self) -> graphql_fast.Plan | None:
+        """The fast path's plan, once the document passed validation (``_valid``)."""
+        if self.key is None or self.key not in _valid:
+            return None
+        if not self.planned:
+            self.plan = graphql_fast.plan(schema._schema, self.document, FAST_ROOTS,
+                                          _FAST_RESOLVERS, FAST_DICT_TYPES, FAST_VARIABLE_TYPES)
+            self.planned = True
+        return self.plan
 
 
 class _Documents:
@@ -710,6 +732,25 @@ class _Prepared(SchemaExtension):
 
 schema = strawberry.Schema(query=Query, extensions=[_Prepared])
 
+#: the root fields the fast path answers (``graphql_fast``), and how it calls them
+FAST_ROOTS = frozenset({"legalActions"})
+#: the fields with a resolver it reads, the same values read directly
+_FAST_RESOLVERS: dict[tuple[str, str], graphql_fast.Get] = {
+    ("LegalActions", "actions"): lambda source: source.listed,
+    ("LegalActions", "actionsJson"): lambda source: source.listed,
+}
+#: types it reads from the REST answer's dicts (``LegalActions.actions`` lists dicts)
+FAST_DICT_TYPES = frozenset({"Action"})
+#: the variables' types it takes (JSON: any value, as it is)
+FAST_VARIABLE_TYPES = frozenset({"JSON"})
+
+
+async def _fast_root(context: dict[str, Any], name: str, args: dict[str, Any]) -> object:
+    """A root field of ``FAST_ROOTS``, as its resolver answers it."""
+    if name == "legalActions":
+        return await _legal_actions(context, args["state"])
+    raise graphql_fast.Unsupported(name)
+
 
 #: the limits' problems: code -> setting, English, German ({found}, {limit}, {schema}); where
 #: a count stopped at the limit (``Exceeded.at_least``), the second English and German
@@ -772,6 +813,10 @@ class _Refused(Exception):
         return _json(body, status, lang)
 
 
+#: where ``_View.__call__`` leaves the request's language for ``get_context``
+LANG_KEY = "canasta.lang"
+
+
 class _View(GraphQL[dict[str, Any], None]):
     """Strawberry's ASGI view with our context (service, language) and orjson encoding."""
 
@@ -788,7 +833,8 @@ class _View(GraphQL[dict[str, Any], None]):
                              sub_response: Any, context: dict[str, Any], root_value: None,
                              request_data: GraphQLRequestData) -> ExecutionResult:
         """Strawberry's execution, after the document is parsed and measured: past a limit
-        (``GRAPHQL_MAX_*``) it is refused, before it is validated or any resolver runs."""
+        (``GRAPHQL_MAX_*``) it is refused, before it is validated or any resolver runs. A
+        valid document the fast path covers (``graphql_fast``) is answered by its plan."""
         query = request_data.query
         if isinstance(query, str) and query:
             try:
@@ -803,6 +849,15 @@ class _View(GraphQL[dict[str, Any], None]):
                 exceeded = parsed.measured.exceeded(request_data.variables)
                 if exceeded:
                     raise _Refused(exceeded)
+                plan = parsed.fast() if request.method == "POST" else None
+                if plan is not None and request_data.operation_name in (None, plan.name):
+                    try:
+                        data = await plan.run(request_data.variables,
+                                              lambda name, args: _fast_root(context, name, args))
+                    except graphql_fast.Unsupported:
+                        pass  # strawberry answers it
+                    else:
+                        return ExecutionResult(data=data, errors=None)
                 context["parsed"] = parsed
         return await super().execute_single(
             request=request, request_adapter=request_adapter, sub_response=sub_response,
@@ -818,7 +873,10 @@ class _View(GraphQL[dict[str, Any], None]):
                           response: Response | WebSocket) -> dict[str, Any]:
         from .app import language
 
-        return {"svc": self.svc, "lang": language(request.headers.get("accept-language"))}
+        lang = request.scope.get(LANG_KEY)  # __call__ read the header already
+        if not isinstance(lang, str):
+            lang = language(request.headers.get("accept-language"))
+        return {"svc": self.svc, "lang": lang}
 
     def encode_json(self, data: object) -> bytes:
         return orjson.dumps(data)
@@ -838,6 +896,7 @@ class _View(GraphQL[dict[str, Any], None]):
 
         request = StarletteRequest(scope=scope, receive=receive)
         lang = language(request.headers.get("accept-language"))
+        scope[LANG_KEY] = lang
         try:
             response = await self.run(request)
         except HTTPException as exc:
