@@ -108,7 +108,12 @@ class Plan:
                 value = await call(root.name, args)
             except Exception as exc:  # strawberry reports it as graphql-core does
                 raise Unsupported("the resolver raised") from exc
-            data[root.key] = root.complete(value)
+            try:
+                data[root.key] = root.complete(value)
+            except Unsupported:
+                raise
+            except Exception as exc:  # a value the plan did not expect: strawberry's turn
+                raise Unsupported("the completion raised") from exc
         return data
 
 
@@ -158,44 +163,88 @@ class _Planner:
         return isinstance(named, GraphQLUnionType) and self.schema.is_sub_type(named, runtime)
 
     def object(self, runtime: GraphQLObjectType, nodes: list[FieldNode]) -> Complete:
-        """Completion of an object value: its selected fields, in order."""
+        """Completion of an object value: its selected fields, in order. Per field: the
+        response name, how it is read (a dict's key, or a getter; None: ``__typename``), the
+        value types written as they are, for a list the item types written as they are, the
+        completion of any other value, the constant. It raises ``Unsupported`` for None (a
+        nullable object's completion is wrapped in ``_nullable``)."""
         sets = [n.selection_set for n in nodes if n.selection_set is not None]
-        fields = []
+        from_dict = runtime.name in self.dict_types
+        spec: list[tuple[str, Any, frozenset[type], frozenset[type], Complete, str]] = []
         for key, group in self.collect(runtime, sets).items():
             name = group[0].name.value
             if name == "__typename":
-                fields.append(_Field(key, None, _leaf(GraphQLString), runtime.name))
+                spec.append((key, None, frozenset(), frozenset(), _leaf(GraphQLString),
+                             runtime.name))
                 continue
             field = runtime.fields[name]
             if field.args or any(n.arguments for n in group):
                 raise Unsupported(f"{runtime.name}.{name} takes arguments")
-            fields.append(_Field(key, self.getter(runtime, name), self.value(field.type, group)))
-        plan = tuple(fields)
+            read = self.python_name(runtime, name) if from_dict else self.getter(runtime, name)
+            spec.append((key, read, _plain(field.type), _items(field.type),
+                         self.value(field.type, group), ""))
+        fields = tuple(spec)
+
+        if from_dict:
+            def complete_dict(source: Any) -> dict[str, Any]:
+                if type(source) is not dict:
+                    raise Unsupported("not a dict")
+                out: dict[str, Any] = {}
+                get = source.get
+                for key, name, plain, items, done, const in fields:
+                    if name is None:
+                        out[key] = const
+                        continue
+                    value: Any = get(name)
+                    kind = type(value)
+                    if kind in plain or (kind is list and items
+                                         and set(map(type, value)) <= items):
+                        out[key] = value
+                    else:
+                        out[key] = done(value)
+                return out
+
+            return complete_dict
 
         def complete(source: Any) -> dict[str, Any]:
+            if source is None:
+                raise Unsupported("null in a non-null field")
             out: dict[str, Any] = {}
-            for f in plan:
-                out[f.key] = f.typename if f.get is None else f.complete(f.get(source))
+            for key, read, plain, items, done, const in fields:
+                if read is None:
+                    out[key] = const
+                    continue
+                value = read(source)
+                kind = type(value)
+                if kind in plain or (kind is list and items and set(map(type, value)) <= items):
+                    out[key] = value
+                else:
+                    out[key] = done(value)
             return out
 
         return complete
 
-    def getter(self, parent: GraphQLObjectType, name: str) -> Get:
-        """How a field is read: a known resolver's equivalent, a dict's key, an attribute."""
-        special = self.resolvers.get((parent.name, name))
-        if special is not None:
-            return special
+    def python_name(self, parent: GraphQLObjectType, name: str) -> str:
+        """The attribute (or, for ``dict_types``, the key) a field without a resolver reads."""
         field = parent.fields[name].extensions.get(BACKREF)
         if field is None or field.base_resolver is not None:
             raise Unsupported(f"{parent.name}.{name} has a resolver")
         python_name: str = field.python_name
-        if parent.name in self.dict_types:
-            return lambda source: source.get(python_name)
+        return python_name
+
+    def getter(self, parent: GraphQLObjectType, name: str) -> Get:
+        """How a field is read: a known resolver's equivalent, or its attribute."""
+        special = self.resolvers.get((parent.name, name))
+        if special is not None:
+            return special
+        python_name = self.python_name(parent, name)
         return lambda source: getattr(source, python_name)
 
     def value(self, type_: GraphQLOutputType, nodes: list[FieldNode]) -> Complete:
         """Completion of a value of ``type_``, as graphql-core's ``complete_value``."""
         if isinstance(type_, GraphQLNonNull):
+            if isinstance(type_.of_type, GraphQLObjectType):  # never None: raises for None
+                return self.object(type_.of_type, nodes)
             inner = self.value(type_.of_type, nodes)
 
             def non_null(value: Any) -> Any:
@@ -206,14 +255,14 @@ class _Planner:
 
             return non_null
         if isinstance(type_, GraphQLList):
-            item = self.value(type_.of_type, nodes)
+            item, plain = self.value(type_.of_type, nodes), _plain(type_.of_type)
 
             def listed(value: Any) -> Any:
                 if value is None:
                     return None
                 if not isinstance(value, list | tuple):
                     raise Unsupported("not a list")
-                return [item(v) for v in value]
+                return [v if type(v) in plain else item(v) for v in value]
 
             return listed
         if isinstance(type_, GraphQLScalarType):
@@ -237,6 +286,36 @@ class _Planner:
 
             return _nullable(union)
         raise Unsupported(f"{type_} is not planned")  # enums, interfaces: none on this path
+
+
+#: the scalars whose completion writes values of these types as they are
+_PLAIN: dict[GraphQLScalarType, frozenset[type]] = {
+    GraphQLString: frozenset({str}), GraphQLBoolean: frozenset({bool})}
+_NONE = frozenset({type(None)})
+
+
+def _plain(type_: GraphQLOutputType) -> frozenset[type]:
+    """The types of the values that a value of ``type_`` completes to unchanged (None where
+    the type is nullable; a String's str, a Boolean's bool)."""
+    if isinstance(type_, GraphQLNonNull):
+        inner = type_.of_type
+        return _PLAIN.get(inner, frozenset()) if isinstance(inner, GraphQLScalarType) else (
+            frozenset())
+    if isinstance(type_, GraphQLScalarType):
+        return _PLAIN.get(type_, frozenset()) | _NONE
+    return _NONE
+
+
+def _items(type_: GraphQLOutputType) -> frozenset[type]:
+    """For a list of scalars, the types of the items it completes to unchanged; else empty."""
+    if isinstance(type_, GraphQLNonNull):
+        type_ = type_.of_type
+    return _plain(type_.of_type) if isinstance(type_, GraphQLList) and isinstance(
+        _named(type_.of_type), GraphQLScalarType) else frozenset()
+
+
+def _named(type_: GraphQLOutputType) -> GraphQLOutputType:
+    return type_.of_type if isinstance(type_, GraphQLNonNull) else type_
 
 
 def _nullable(complete: Complete) -> Complete:

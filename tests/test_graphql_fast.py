@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import orjson
 import pytest
 from starlette.testclient import TestClient
@@ -77,8 +78,8 @@ def strawberry_bytes(http: TestClient, query: str, variables: dict[str, Any] | N
     return orjson.dumps(process_result(result))
 
 
-def served(http: TestClient, query: str, variables: dict[str, Any] | None, lang: str = "en",
-           operation_name: str | None = None) -> bytes:
+def post(http: TestClient, query: str, variables: dict[str, Any] | None, lang: str = "en",
+         operation_name: str | None = None) -> httpx.Response:
     body: dict[str, Any] = {"query": query, "variables": variables}
     if operation_name is not None:
         body["operationName"] = operation_name
@@ -86,21 +87,27 @@ def served(http: TestClient, query: str, variables: dict[str, Any] | None, lang:
                   headers={"content-type": "application/json", "accept-language": lang})
     assert r.status_code == 200, r.text[:300]
     assert r.headers["content-language"] == lang
-    return r.content
+    return r
 
 
 def same(http: TestClient, executions: list[str], query: str,
          variables: dict[str, Any] | None, lang: str = "en", fast: bool = True,
          operation_name: str | None = None) -> dict[str, Any]:
-    """The query answered twice (the first validates it), the second as strawberry answers
-    it; ``fast``: the second did not go through strawberry."""
-    served(http, query, variables, lang, operation_name)
+    """The query answered three times: the first validates it; the second (``fast``: not
+    through strawberry) is the third's answer, with the fast path off, to the byte, headers
+    and all, and the answer of strawberry's ``schema.execute``."""
+    post(http, query, variables, lang, operation_name)
     before = len(executions)
-    answer = served(http, query, variables, lang, operation_name)
+    answer = post(http, query, variables, lang, operation_name)
     assert (len(executions) == before) is fast, "fast path" if fast else "strawberry"
-    expected = strawberry_bytes(http, query, variables, lang, operation_name)
-    assert answer == expected
-    parsed: dict[str, Any] = orjson.loads(answer)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(service_graphql._Parsed, "fast", lambda self: None)
+        slow = post(http, query, variables, lang, operation_name)
+    assert len(executions) == before + 1 + (not fast)
+    assert answer.content == slow.content
+    assert answer.headers.multi_items() == slow.headers.multi_items()
+    assert answer.content == strawberry_bytes(http, query, variables, lang, operation_name)
+    parsed: dict[str, Any] = orjson.loads(answer.content)
     return parsed
 
 
@@ -224,7 +231,7 @@ def test_a_value_the_schema_refuses_goes_to_strawberry(
         async def legal_actions(context: dict[str, Any], state: Any,
                                 broken: dict[str, Any] = broken) -> Any:
             answer = await original(context, state)
-            answer.listed = [*answer.listed[:2], broken]
+            answer.raw = orjson.dumps([*orjson.loads(answer.raw)[:2], broken])
             return answer
 
         monkeypatch.setattr(service_graphql, "_legal_actions", legal_actions)
@@ -237,7 +244,7 @@ def test_plans_are_made_once_and_only_for_valid_documents(http: TestClient,
     query = HOT.replace("rank", "rank allow")
     view = next(r.app for r in http.app.routes  # type: ignore[attr-defined]
                 if getattr(r, "path", "") == "/graphql")
-    served(http, query, {"s": six})
+    post(http, query, {"s": six})
     parsed = view.documents.get(query)
     assert parsed.fast() is not None and parsed.planned
     assert parsed.fast() is parsed.plan
@@ -245,3 +252,35 @@ def test_plans_are_made_once_and_only_for_valid_documents(http: TestClient,
     assert invalid.fast() is None and not invalid.planned
     assert graphql_fast.plan(service_graphql.schema._schema, parsed.document, frozenset(), {},
                              frozenset(), frozenset({"JSON"})) is None
+
+
+def test_transport_variants(http: TestClient, executions: list[str],
+                            six: dict[str, Any]) -> None:
+    """The HTTP side of the fast path: a charset, any Accept, extensions are its; a content
+    type strawberry refuses, a batch, a body that is not JSON, variables not an object stay
+    strawberry's answers (problem documents)."""
+    body = json.dumps({"query": HOT, "variables": {"s": six}}).encode()
+    post(http, HOT, {"s": six})  # known and valid
+    expected = strawberry_bytes(http, HOT, {"s": six})
+    before = len(executions)
+    for content_type, accept in (("application/json; charset=utf-8", "application/json"),
+                                 ("application/json", "text/event-stream"),
+                                 ("application/json", "*/*")):
+        r = http.post("/graphql", content=body,
+                      headers={"content-type": content_type, "accept": accept})
+        assert r.status_code == 200 and r.content == expected
+    with_extensions = json.dumps({"query": HOT, "variables": {"s": six},
+                                  "extensions": {"x": 1}, "operationName": None}).encode()
+    r = http.post("/graphql", content=with_extensions,
+                  headers={"content-type": "application/json"})
+    assert r.content == expected
+    assert len(executions) == before  # text/event-stream: strawberry's view, our plan
+    for content, content_type, code in (
+            (body, "Application/JSON", "BAD_GRAPHQL_REQUEST"),
+            (body, "text/plain", "BAD_GRAPHQL_REQUEST"),
+            (b"[" + body + b"]", "application/json", "BAD_GRAPHQL_REQUEST"),
+            (b"{" + body, "application/json", "BAD_GRAPHQL_REQUEST"),
+            (json.dumps({"query": HOT, "variables": [six]}).encode(), "application/json",
+             "BAD_GRAPHQL_REQUEST")):
+        r = http.post("/graphql", content=content, headers={"content-type": content_type})
+        assert r.status_code in (400, 415) and r.json()["code"] == code, (content_type, r.text)
