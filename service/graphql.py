@@ -3,7 +3,9 @@
 A refusal is a member of the result union (``Problem``, ``Illegal``), never a top-level
 ``errors`` entry. States and events travel as the ``JSON`` scalar (the wire format of
 docs/wire-format.md); answers (verdicts, reasons, legal actions, scores) are typed. Every query goes
-through the same validation, engine call and cache as REST.
+through the same validation, engine call and cache as REST. A valid ``legalActions`` document
+seen before is answered by ``graphql_fast`` (the same bytes, without strawberry's per-field
+execution); every other one by strawberry.
 """
 
 from __future__ import annotations
