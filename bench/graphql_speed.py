@@ -1,0 +1,175 @@
+"""GraphQL's own overhead, in process (issue 19): ms per query of ``legalActions`` on a
+six-player classic play-phase state with 193 legal actions, typed and as ``actionsJson``,
+next to baselines outside the GraphQL code in the same run.
+
+    python bench/graphql_speed.py                 # a Markdown table
+    python bench/graphql_speed.py --seconds 2 --json
+
+Every request goes through the whole ASGI app (middleware, routing, the view) in this process,
+without a server or a socket; the legal-action list comes from the service's cache (one state).
+Rows: the two GraphQL shapes with the fast path (``service/graphql_fast.py``) and with it off
+(strawberry's execution), ``POST /v1/legal-actions`` through the same app, and ``orjson.dumps``
+of the same 193 action dicts. Ratios are to the REST request. Figures drift with the machine's
+load: compare the rows of one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+# bench/http.py must not shadow the standard library's `http`
+ROOT = Path(__file__).resolve().parent.parent
+sys.path = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
+sys.path.insert(0, str(ROOT))
+
+import orjson  # noqa: E402
+from starlette.types import ASGIApp, Message  # noqa: E402
+
+from canasta_referee.engine import rules_for, state_to_data  # noqa: E402
+from canasta_referee.service import graphql as service_graphql  # noqa: E402
+from canasta_referee.service.app import create_app  # noqa: E402
+from canasta_referee.service.settings import Settings  # noqa: E402
+from tests.playout import playout  # noqa: E402
+
+TYPED = ("query($s: JSON!) { legalActions(state: $s) { __typename ... on LegalActions { seat "
+         "phase actions { type cards card rank } } ... on Problem { code } } }")
+ACTIONS_JSON = TYPED.replace("actions { type cards card rank }", "actionsJson")
+
+
+def play_state() -> dict[str, Any]:
+    """bench/http.py's state: six players, phase play, side 0 with three melds (193 actions)."""
+    rules = rules_for("classic", {"players": 6})
+    for seed in range(100):
+        for state, _ in playout(rules, seed, check=False):
+            data = state_to_data(state)
+            data["scores"] = [0] * rules.sides
+            if data["turn"]["phase"] == "play" and len(data["melds"][0]) >= 3:
+                return data
+    raise RuntimeError("no such state")
+
+
+def poster(app: ASGIApp, path: str, body: bytes) -> Callable[[], Awaitable[bytes]]:
+    """A POST of ``body`` to ``path`` through ``app``, returning the answer's body."""
+    headers = [(b"content-type", b"application/json"),
+               (b"content-length", str(len(body)).encode())]
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+             "method": "POST", "scheme": "http", "path": path, "raw_path": path.encode(),
+             "root_path": "", "query_string": b"", "headers": headers,
+             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80)}
+
+    async def post() -> bytes:
+        sent = False
+        out: list[bytes] = []
+        status = 0
+
+        async def receive() -> Message:
+            nonlocal sent
+            if sent:
+                return {"type": "http.disconnect"}
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def send(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            elif message["type"] == "http.response.body":
+                out.append(message.get("body", b""))
+
+        await app(dict(scope, state={}), receive, send)
+        assert status == 200, (status, b"".join(out)[:300])
+        return b"".join(out)
+
+    return post
+
+
+def per_call(fn: Callable[[], Any], seconds: float, loop: asyncio.AbstractEventLoop) -> float:
+    """Milliseconds per call of ``fn`` (awaited, in one task, when it is a coroutine
+    function), the best of five rounds of ``seconds / 5`` each (the least disturbed by other
+    load)."""
+    async def calls(n: int) -> None:
+        for _ in range(n):
+            await fn()
+
+    def batch(n: int) -> None:
+        if asyncio.iscoroutinefunction(fn):
+            loop.run_until_complete(calls(n))
+        else:
+            for _ in range(n):
+                fn()
+
+    batch(1)
+    best = float("inf")
+    for _ in range(5):
+        n, started = 0, time.perf_counter()
+        while time.perf_counter() - started < seconds / 5:
+            batch(20)
+            n += 20
+        best = min(best, (time.perf_counter() - started) / n * 1000)
+    return best
+
+
+def run(seconds: float) -> list[dict[str, Any]]:
+    state = play_state()
+    app = create_app(Settings(log_level="warning"))
+    loop = asyncio.new_event_loop()
+    rest = poster(app, "/v1/legal-actions", orjson.dumps({"state": state}))
+    actions = orjson.loads(loop.run_until_complete(rest()))["actions"]
+    assert len(actions) == 193, len(actions)
+    cases: list[tuple[str, Callable[[], Any]]] = [
+        ("POST /v1/legal-actions (REST, same app)", rest),
+        ("orjson.dumps of the 193 action dicts", lambda: orjson.dumps(actions)),
+    ]
+    for name, query in (("typed actions { type cards card rank }", TYPED),
+                        ("actionsJson", ACTIONS_JSON)):
+        post = poster(app, "/graphql", orjson.dumps({"query": query, "variables": {"s": state}}))
+        answer = orjson.loads(loop.run_until_complete(post()))
+        assert "errors" not in answer and answer["data"]["legalActions"]["seat"] is not None
+        cases.append((f"GraphQL {name}", post))
+        cases.append((f"GraphQL {name}, fast path off (strawberry)",
+                      _slow(post)))
+    rows = [{"case": name, "ms": per_call(fn, seconds, loop)} for name, fn in cases]
+    base = rows[0]["ms"]
+    for row in rows:
+        row["x_rest"] = row["ms"] / base
+    return rows
+
+
+def _slow(post: Callable[[], Awaitable[bytes]]) -> Callable[[], Awaitable[bytes]]:
+    """``post`` with the fast path off (every document planned as None)."""
+    async def slow() -> bytes:
+        fast = service_graphql._Parsed.fast
+        service_graphql._Parsed.fast = lambda self: None  # type: ignore[method-assign]
+        try:
+            return await post()
+        finally:
+            service_graphql._Parsed.fast = fast  # type: ignore[method-assign]
+
+    return slow
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=1.0, help="per case")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    args = parser.parse_args()
+    rows = run(args.seconds)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print("| in process, 193 legal actions | ms per query | x REST |")
+    print("|---|---:|---:|")
+    for row in rows:
+        print(f"| {row['case']} | {row['ms']:.3f} | {row['x_rest']:.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

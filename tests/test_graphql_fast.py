@@ -1,0 +1,286 @@
+"""The GraphQL fast path (``service/graphql_fast.py``) answers ``legalActions`` byte for byte as
+strawberry's own execution does: typed lists, ``actionsJson``, aliases, fragments,
+``__typename``, variables, problems, German; and what it does not cover (directives, a missing
+variable, another operation's name, a value a scalar refuses) strawberry still answers, errors
+and all. Each answer over the ASGI app is compared with ``schema.execute`` run directly."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+from starlette.testclient import TestClient
+from strawberry.http import process_result
+
+from canasta_referee import engine
+from canasta_referee.schema.models import EXAMPLE_STATE
+from canasta_referee.service import graphql as service_graphql
+from canasta_referee.service import graphql_fast
+from canasta_referee.service.app import create_app
+from canasta_referee.service.settings import Settings
+from tests.playout import playout
+
+HOT = ("query($s: JSON!) { legalActions(state: $s) { __typename ... on LegalActions { seat "
+       "phase actions { type cards card rank } } ... on Problem { code } } }")
+EVERYTHING = ("query($s: JSON!) { legalActions(state: $s) { __typename ... on LegalActions { "
+              "seat phase actions { __typename type seat cards card rank allow } actionsJson } "
+              "... on Problem { status code detail problems { code path message } more "
+              "reason { code message rule } index } } }")
+
+
+@pytest.fixture(scope="module")
+def http() -> Iterator[TestClient]:
+    with TestClient(create_app(Settings(log_level="warning")),
+                    raise_server_exceptions=False) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def six() -> dict[str, Any]:
+    """A six-player classic state mid-deal with 193 legal actions (bench/http.py's)."""
+    rules = engine.rules_for("classic", {"players": 6})
+    for seed in range(100):
+        for state, listed in playout(rules, seed, check=False):
+            data = engine.state_to_data(state)
+            data["scores"] = [0] * rules.sides
+            if data["turn"]["phase"] == "play" and len(data["melds"][0]) >= 3:
+                assert len(listed) == 193
+                return data
+    raise AssertionError("no such state")
+
+
+@pytest.fixture
+def executions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The queries strawberry's ``schema.execute`` ran (the fast path runs none)."""
+    ran: list[str] = []
+    original = service_graphql.schema.execute
+
+    async def execute(query: str | None, *args: Any, **kwargs: Any) -> Any:
+        ran.append(query or "")
+        return await original(query, *args, **kwargs)
+
+    monkeypatch.setattr(service_graphql.schema, "execute", execute)
+    return ran
+
+
+def strawberry_bytes(http: TestClient, query: str, variables: dict[str, Any] | None,
+                     lang: str = "en", operation_name: str | None = None) -> bytes:
+    """The answer strawberry's own execution gives, encoded as the view encodes it."""
+    context = {"svc": http.app.state.svc, "lang": lang}  # type: ignore[attr-defined]
+    result = asyncio.run(service_graphql.schema.execute(
+        query, variable_values=variables, context_value=context, operation_name=operation_name))
+    return orjson.dumps(process_result(result))
+
+
+def post(http: TestClient, query: str, variables: dict[str, Any] | None, lang: str = "en",
+         operation_name: str | None = None) -> httpx.Response:
+    body: dict[str, Any] = {"query": query, "variables": variables}
+    if operation_name is not None:
+        body["operationName"] = operation_name
+    r = http.post("/graphql", content=json.dumps(body).encode(),  # orjson: 254 levels
+                  headers={"content-type": "application/json", "accept-language": lang})
+    assert r.status_code == 200, r.text[:300]
+    assert r.headers["content-language"] == lang
+    return r
+
+
+def same(http: TestClient, executions: list[str], query: str,
+         variables: dict[str, Any] | None, lang: str = "en", fast: bool = True,
+         operation_name: str | None = None) -> dict[str, Any]:
+    """The query answered three times: the first validates it; the second (``fast``: not
+    through strawberry) is the third's answer, with the fast path off, to the byte, headers
+    and all, and the answer of strawberry's ``schema.execute``."""
+    post(http, query, variables, lang, operation_name)
+    before = len(executions)
+    answer = post(http, query, variables, lang, operation_name)
+    assert (len(executions) == before) is fast, "fast path" if fast else "strawberry"
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(service_graphql._Parsed, "fast", lambda self: None)
+        slow = post(http, query, variables, lang, operation_name)
+    assert len(executions) == before + 1 + (not fast)
+    assert answer.content == slow.content
+    assert answer.headers.multi_items() == slow.headers.multi_items()
+    assert answer.content == strawberry_bytes(http, query, variables, lang, operation_name)
+    parsed: dict[str, Any] = orjson.loads(answer.content)
+    return parsed
+
+
+def test_the_hot_query_and_actions_json(http: TestClient, executions: list[str],
+                                        six: dict[str, Any]) -> None:
+    for lang in ("en", "de"):
+        d = same(http, executions, HOT, {"s": six}, lang)["data"]["legalActions"]
+        assert d["__typename"] == "LegalActions" and len(d["actions"]) == 193
+        assert list(d["actions"][0]) == ["type", "cards", "card", "rank"]
+        d = same(http, executions, HOT.replace("actions { type cards card rank }",
+                                               "actionsJson"), {"s": six}, lang)
+        assert len(d["data"]["legalActions"]["actionsJson"]) == 193
+        same(http, executions, EVERYTHING, {"s": six}, lang)
+
+
+def test_aliases_fragments_and_typename(http: TestClient, executions: list[str],
+                                        six: dict[str, Any]) -> None:
+    queries = [
+        # aliases at every level, __typename aliased, the root's __typename
+        "query Q($s: JSON!) { t: __typename la: legalActions(state: $s) { __typename "
+        "... on LegalActions { who: seat acts: actions { what: type c: cards t: __typename } "
+        "actionsJson } } __typename }",
+        # named fragments on the union, on a member and on Action; one spread twice; a
+        # fragment spread inside an inline fragment; fields repeated and merged
+        "query($s: JSON!) { legalActions(state: $s) { ...R ...R ... on LegalActions { "
+        "actions { card } actions { ...A type } seat } } } "
+        "fragment R on LegalActionsResult { __typename ... on LegalActions { phase ...L } "
+        "... on Problem { ...P } } fragment L on LegalActions { seat actions { rank } } "
+        "fragment A on Action { cards rank type } fragment P on Problem { code detail }",
+        # an inline fragment without a type condition, on the union itself
+        "query($s: JSON!) { legalActions(state: $s) { ... { __typename } "
+        "... on LegalActionsResult { ... on LegalActions { actionsJson } } } }",
+        # two root fields on two variables
+        "query($s: JSON!, $t: JSON!) { a: legalActions(state: $s) { __typename } "
+        "b: legalActions(state: $t) { __typename ... on LegalActions { seat phase } } }",
+        # one variable twice
+        "query($s: JSON!) { a: legalActions(state: $s) { __typename } "
+        "b: legalActions(state: $s) { __typename ... on LegalActions { phase } } }",
+    ]
+    variables = {"s": six, "t": EXAMPLE_STATE}
+    for query in queries:
+        d = same(http, executions, query, variables)
+        assert "errors" not in d
+    d = same(http, executions, queries[0], variables, operation_name="Q")["data"]
+    assert list(d) == ["t", "la", "__typename"] and d["t"] == "Query"
+    assert d["la"]["acts"][0]["t"] == "Action"
+
+
+def test_problems_in_english_and_german(http: TestClient, executions: list[str]) -> None:
+    bad = copy.deepcopy(EXAMPLE_STATE)
+    bad["hands"][0][0] = "1X"
+    deep = orjson.loads(b"[" * 300 + b"]" * 300)
+    wrong_variant = copy.deepcopy(EXAMPLE_STATE)
+    wrong_variant["variant"] = "bridge"
+    for lang in ("en", "de"):
+        for state in (bad, deep, wrong_variant, {}, "a string", 7):
+            d = same(http, executions, EVERYTHING, {"s": state}, lang)
+            assert d["data"]["legalActions"]["__typename"] == "Problem"
+
+
+def test_every_action_field_over_played_deals(http: TestClient, executions: list[str]) -> None:
+    """Draws, melds, discards, asks (seat) and answers (seat, allow): states of a few
+    four-player deals, and after each ask the partner's answer to give."""
+    kinds: set[str] = set()
+    for seed in range(2, 4):
+        for i, (state, listed) in enumerate(playout(engine.rules_for("classic", {}), seed,
+                                                    check=False)):
+            asks = any(a.kind == "ask" for a in listed)
+            if i % 7 and not asks:
+                continue
+            data = engine.state_to_data(state)
+            states = [data]
+            if asks:
+                r = http.post("/v1/legal-actions", json={"state": data}).json()
+                action = next(a for a in r["actions"] if a["type"] == "ask")
+                states.append(http.post("/v1/apply", json={"state": data,
+                                                           "actions": [action]}).json()["state"])
+            for s in states:
+                d = same(http, executions, EVERYTHING, {"s": s})
+                kinds.update(a["type"] for a in d["data"]["legalActions"]["actions"] or ())
+    assert {"draw", "meld", "discard", "ask", "answer"} <= kinds
+
+
+def test_what_the_fast_path_leaves_to_strawberry(http: TestClient, executions: list[str],
+                                                  six: dict[str, Any]) -> None:
+    skip = ("query($s: JSON!, $x: Boolean!) { legalActions(state: $s) { __typename "
+            "... on LegalActions { seat @skip(if: $x) } } }")
+    for x in (True, False):
+        same(http, executions, skip, {"s": six, "x": x}, fast=False)
+    missing = "query($s: JSON!) { legalActions(state: $s) { __typename } }"
+    assert same(http, executions, missing, None, fast=False)["errors"]
+    nullable = "query($s: JSON) { legalActions(state: $s) { __typename } }"
+    assert same(http, executions, nullable, {"s": None}, fast=False)["errors"]
+    literal = "{ legalActions(state: {hands: []}) { __typename } }"
+    same(http, executions, literal, None, fast=False)
+    other = "query($s: JSON!) { legalActions(state: $s) { __typename } variants { id } }"
+    same(http, executions, other, {"s": six}, fast=False)
+    two = "query A($s: JSON!) { legalActions(state: $s) { __typename } } query B { __typename }"
+    same(http, executions, two, {"s": six}, fast=False, operation_name="A")
+    named = "query A($s: JSON!) { legalActions(state: $s) { __typename } }"
+    same(http, executions, named, {"s": six}, operation_name="A")
+    before = len(executions)
+    for _ in range(2):  # an unknown operation: strawberry's 400, as a problem document
+        r = http.post("/graphql", json={"query": named, "variables": {"s": six},
+                                        "operationName": "B"})
+        assert r.status_code == 400 and r.json()["code"] == "BAD_GRAPHQL_REQUEST"
+    assert len(executions) == before + 2
+    for invalid in ("query($s: JSON!) { legalActions(state: $s) { seat } }",
+                    "query($s: JSON!, $u: JSON) { legalActions(state: $s) { __typename } }"):
+        assert same(http, executions, invalid, {"s": six}, fast=False)["errors"]
+
+
+def test_a_value_the_schema_refuses_goes_to_strawberry(
+        http: TestClient, executions: list[str], six: dict[str, Any],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An action without a type (non-null) or with a card that is no string: the plan gives
+    up, and strawberry answers with its errors."""
+    original = service_graphql._legal_actions
+
+    for broken in ({"card": "5H"}, {"type": "discard", "card": ["5H"]}):
+        async def legal_actions(context: dict[str, Any], state: Any,
+                                broken: dict[str, Any] = broken) -> Any:
+            answer = await original(context, state)
+            answer.raw = orjson.dumps([*orjson.loads(answer.raw)[:2], broken])
+            return answer
+
+        monkeypatch.setattr(service_graphql, "_legal_actions", legal_actions)
+        d = same(http, executions, EVERYTHING, {"s": six}, fast=False)
+        assert d["errors"]
+
+
+def test_plans_are_made_once_and_only_for_valid_documents(http: TestClient,
+                                                          six: dict[str, Any]) -> None:
+    query = HOT.replace("rank", "rank allow")
+    view = next(r.app for r in http.app.routes  # type: ignore[attr-defined]
+                if getattr(r, "path", "") == "/graphql")
+    post(http, query, {"s": six})
+    parsed = view.documents.get(query)
+    assert parsed.fast() is not None and parsed.planned
+    assert parsed.fast() is parsed.plan
+    invalid = view.documents.get("query($s: JSON!) { legalActions(state: $s) { nope } }")
+    assert invalid.fast() is None and not invalid.planned
+    assert graphql_fast.plan(service_graphql.schema._schema, parsed.document, frozenset(), {},
+                             frozenset(), frozenset({"JSON"})) is None
+
+
+def test_transport_variants(http: TestClient, executions: list[str],
+                            six: dict[str, Any]) -> None:
+    """The HTTP side of the fast path: a charset, any Accept, extensions are its; a content
+    type strawberry refuses, a batch, a body that is not JSON, variables not an object stay
+    strawberry's answers (problem documents)."""
+    body = json.dumps({"query": HOT, "variables": {"s": six}}).encode()
+    post(http, HOT, {"s": six})  # known and valid
+    expected = strawberry_bytes(http, HOT, {"s": six})
+    before = len(executions)
+    for content_type, accept in (("application/json; charset=utf-8", "application/json"),
+                                 ("application/json", "text/event-stream"),
+                                 ("application/json", "*/*")):
+        r = http.post("/graphql", content=body,
+                      headers={"content-type": content_type, "accept": accept})
+        assert r.status_code == 200 and r.content == expected
+    with_extensions = json.dumps({"query": HOT, "variables": {"s": six},
+                                  "extensions": {"x": 1}, "operationName": None}).encode()
+    r = http.post("/graphql", content=with_extensions,
+                  headers={"content-type": "application/json"})
+    assert r.content == expected
+    assert len(executions) == before  # text/event-stream: strawberry's view, our plan
+    for content, content_type, code in (
+            (body, "Application/JSON", "BAD_GRAPHQL_REQUEST"),
+            (body, "text/plain", "BAD_GRAPHQL_REQUEST"),
+            (b"[" + body + b"]", "application/json", "BAD_GRAPHQL_REQUEST"),
+            (b"{" + body, "application/json", "BAD_GRAPHQL_REQUEST"),
+            (json.dumps({"query": HOT, "variables": [six]}).encode(), "application/json",
+             "BAD_GRAPHQL_REQUEST")):
+        r = http.post("/graphql", content=content, headers={"content-type": content_type})
+        assert r.status_code in (400, 415) and r.json()["code"] == code, (content_type, r.text)
