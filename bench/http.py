@@ -261,6 +261,11 @@ GOALS = (("local", "legal-actions four players", "hit", 0.90),
          ("none", "score", "miss", 0.50), ("none", "validate", "miss", 0.50))
 
 
+#: the single-request operations the p99 goal is checked on, REST and GraphQL apart
+REST_OPS = ("legal-actions", "legal-actions four players", "check", "score", "apply", "validate")
+GRAPHQL_OPS = ("graphql legal-actions", "graphql legal-actions actionsJson")
+
+
 def goal_lines(results: dict[str, list[dict[str, Any]]]) -> list[str]:
     """Each goal of issue 19 the run measured, with its figure and ``met``/``NOT met``."""
     out = []
@@ -274,13 +279,13 @@ def goal_lines(results: dict[str, list[dict[str, Any]]]) -> list[str]:
         if r is not None:
             out.append(f"- {op}, {case} ({tier}): {r['ratio']:.2f} of the bare echo, goal "
                        f"{least:.2f}: {'met' if r['ratio'] >= least else 'NOT met'}")
-    worst = max((r for rows in results.values() for r in rows
-                 if r["op"] not in ("bare echo", "app echo") and not r["op"].startswith("batch ")
-                 and not r["op"].startswith("deal")), key=lambda r: r["p99_ratio"], default=None)
-    if worst is not None:
-        out.append(f"- p99 latency, worst ({worst['op']}, {worst['case']}): "
-                   f"{worst['p99_ratio']:.2f} times the bare echo's, goal at most 2: "
-                   f"{'met' if worst['p99_ratio'] <= 2 else 'NOT met'}")
+    for kind, ops in (("REST", REST_OPS), ("GraphQL", GRAPHQL_OPS)):
+        measured = [r for rows in results.values() for r in rows if r["op"] in ops]
+        if measured:
+            worst = max(measured, key=lambda r: r["p99_ratio"])
+            out.append(f"- p99 latency, {kind}, worst ({worst['op']}, {worst['case']}): "
+                       f"{worst['p99_ratio']:.2f} times the bare echo's, goal at most 2: "
+                       f"{'met' if worst['p99_ratio'] <= 2 else 'NOT met'}")
     for tier in results:
         for case in ("miss", "hit"):
             rest, gql = row(tier, "legal-actions", case), row(
