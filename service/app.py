@@ -247,11 +247,18 @@ def _svc(request: Request) -> Service:
 def _op_route(path: str, op: str) -> Route:
     """An operation's route. ``Referee.operation`` answers its ``POST`` requests before
     Starlette routes them; the route is there for the rest (405 with ``Allow: POST``)."""
-    return Route(path, _answered_before_routing, methods=["POST"], name=op)
+    return Route(path, _Operation(op), methods=["POST"], name=op)
 
 
-async def _answered_before_routing(request: Request) -> Response:
-    raise RuntimeError(f"POST {request.url.path} is answered by Referee.operation")
+class _Operation:
+    """The ASGI app of an operation's route: ``Referee.operation``."""
+
+    def __init__(self, op: str) -> None:
+        self.op = op
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        app: Referee = scope["app"]
+        await app.operation(self.op, scope, receive, send)
 
 
 _X_CACHE = {tag: (b"x-cache", tag.encode()) for tag in ("hit", "miss", "bypass")}
@@ -642,7 +649,8 @@ class Referee(Starlette):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] == "POST":
-            op = self.operations.get(scope["path"])
+            path, root = scope["path"], scope.get("root_path")
+            op = self.operations.get(path[len(root):] if root and path.startswith(root) else path)
             if op is not None:
                 await self.operation(op, scope, receive, send)
                 return
@@ -765,7 +773,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
     if settings.bench_echo:
         routes.append(_op_route("/v1/echo", "echo"))
     operations = {route.path: route.name for route in routes
-                  if isinstance(route, Route) and route.endpoint is _answered_before_routing}
+                  if isinstance(route, Route) and isinstance(route.endpoint, _Operation)}
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

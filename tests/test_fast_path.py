@@ -28,13 +28,13 @@ def app(**settings: Any) -> Referee:
 
 
 def post(target: Referee, path: str, chunks: list[bytes], headers: list[tuple[bytes, bytes]],
-         extensions: dict[str, Any] | None = None,
-         disconnect: bool = False) -> tuple[int | None, dict[bytes, bytes], bytes]:
+         extensions: dict[str, Any] | None = None, disconnect: bool = False,
+         root_path: str = "") -> tuple[int | None, dict[bytes, bytes], bytes]:
     """POST ``chunks`` (one ASGI message each) to ``path``: the status (None if nothing was
     sent), the headers and the body of the answer."""
     scope: dict[str, Any] = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
                              "method": "POST", "scheme": "http", "path": path,
-                             "raw_path": path.encode(), "query_string": b"", "root_path": "",
+                             "raw_path": path.encode(), "query_string": b"", "root_path": root_path,
                              "server": ("127.0.0.1", 8000), "client": ("127.0.0.1", 5000),
                              "headers": headers, "extensions": extensions or {}}
     messages = [{"type": "http.request", "body": c, "more_body": i < len(chunks) - 1}
@@ -160,3 +160,29 @@ def test_other_methods_still_get_405_from_the_routes() -> None:
         answer = client.get("/v1/check")
     assert answer.status_code == 405 and answer.headers["allow"] == "POST"
     assert answer.json()["code"] == "METHOD_NOT_ALLOWED"
+
+
+def test_behind_a_root_path_too() -> None:
+    """A server started with a root path (uvicorn's ``--root-path``) gives paths with it."""
+    target = app()
+    status, headers, _ = post(target, "/api/v1/validate", [BODY], JSON_HEADERS,
+                              root_path="/api")
+    assert status == 200 and headers[b"content-language"] == b"en"
+    assert 'canasta_requests_total{op="validate",status="200"} 1.0' in metrics(target)
+
+
+def test_the_route_itself_answers_as_the_one_pass_path() -> None:
+    """Were Starlette to route a POST to an operation (the one-pass path takes them all
+    first), the route's app answers it the same way."""
+    from starlette.routing import Route
+
+    target = app()
+    route = next(r for r in target.routes if isinstance(r, Route) and r.path == "/v1/validate")
+    original = target.operations
+    target.operations = {}  # every POST goes through Starlette's routing
+    try:
+        status, headers, body = post(target, "/v1/validate", [BODY], JSON_HEADERS)
+    finally:
+        target.operations = original
+    assert status == 200 and headers[b"x-cache"] == b"miss" and route.name == "validate"
+    assert post(target, "/v1/validate", [BODY], JSON_HEADERS)[2] == body
