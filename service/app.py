@@ -375,6 +375,13 @@ def json_media(content_type: bytes) -> bool:
                                             and media.endswith(b"+json"))
 
 
+def plain_post(content_type: str, accept: str) -> bool:
+    """Whether a GraphQL POST with these headers is one its fast path may answer: a JSON body
+    (``Content-Type: application/json``, any parameters), no streaming transport asked for."""
+    return (content_type.partition(";")[0].strip() == JSON
+            and "text/event-stream" not in accept and "multipart/mixed" not in accept)
+
+
 def overloaded(lang: str) -> Response:
     """503 ``OVERLOADED``, with ``Retry-After``."""
     return status_problem(503, lang, headers={"Retry-After": str(RETRY_AFTER)},
@@ -645,6 +652,7 @@ class Referee(Starlette):
     svc: Service
     operations: dict[str, str]  # path: operation
     body_limits: dict[str, int]  # operation: MAX_BODY_BYTES, or its own limit
+    graphql: Any  # the GraphQL view (service.graphql), for its plans
     cors: Cors | None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -653,6 +661,9 @@ class Referee(Starlette):
             op = self.operations.get(path[len(root):] if root and path.startswith(root) else path)
             if op is not None:
                 await self.operation(op, scope, receive, send)
+                return
+            if path == "/graphql" and self.graphql is not None:
+                await self.query(scope, receive, send)
                 return
         await super().__call__(scope, receive, send)
 
@@ -677,19 +688,9 @@ class Referee(Starlette):
         if refusal is not None:
             await self.answer(scope, send, refusal, op, origin, start)
             return
-        body = b""
-        more = True
-        while more:  # the body, counted as it comes when it is chunked
-            message = await receive()
-            if message["type"] != "http.request":
-                record(self.svc.metrics, scope, op, 0, None, start, _abort_reason(scope))
-                return
-            body += message.get("body", b"")
-            more = message.get("more_body", False)
-            if len(body) > limit:
-                await self.answer(scope, send, status_problem(413, lang, limit=limit), op,
-                                  origin, start)
-                return
+        body = await self.body(scope, receive, send, op, limit, lang, origin, start)
+        if body is None:
+            return
         cache: str | None
         try:
             if op == "batch":
@@ -703,6 +704,31 @@ class Referee(Starlette):
             log.error("unexpected error", exc_info=exc, extra={"fields": {"path": scope["path"]}})
             await self.answer(scope, send, status_problem(500, lang), op, origin, start)
             return
+        await self.send(scope, send, status, content, lang, cache, origin, op, start)
+
+    async def body(self, scope: Scope, receive: Receive, send: Send, op: str, limit: int,
+                   lang: str, origin: bytes | None, start: float) -> bytes | None:
+        """The request's body, counted as it comes when it is chunked; None when the client
+        went away (counted) or the body passed ``limit`` (answered 413)."""
+        body = b""
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                record(self.svc.metrics, scope, op, 0, None, start, _abort_reason(scope))
+                return None
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > limit:
+                await self.answer(scope, send, status_problem(413, lang, limit=limit), op,
+                                  origin, start)
+                return None
+        return body
+
+    async def send(self, scope: Scope, send: Send, status: int, content: bytes, lang: str,
+                   cache: str | None, origin: bytes | None, op: str, start: float) -> None:
+        """Send a JSON answer (a problem document unless 200) with the headers of every
+        answer, and count it."""
         headers = [(b"content-length", b"%d" % len(content)),
                    _CONTENT_TYPE[status == 200], *LANG_HEADERS[lang]]
         if cache:
@@ -713,6 +739,54 @@ class Referee(Starlette):
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": content})
         record(self.svc.metrics, scope, op, status, cache, start)
+
+    async def query(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """``POST /graphql``: a document the GraphQL view has planned (``graphql_fast``) is
+        answered in one pass as ``operation`` answers; any other request goes through
+        Starlette, the middleware and strawberry, with its body as read here."""
+        start = time.perf_counter()
+        lang, length, origin, media, accept = "en", -1, None, b"", b""
+        for name, value in scope["headers"]:
+            if name == b"content-length":
+                length = int(value) if value.isdigit() else -1
+            elif name == b"accept-language":
+                lang = _language_of(value)
+            elif name == b"content-type":
+                media = value
+            elif name == b"accept":
+                accept = value
+            elif name == b"origin":
+                origin = value
+        limit = self.body_limits["graphql"]
+        extensions = scope.get("extensions")
+        if ((extensions and OVERLOADED in extensions) or length > limit
+                or not plain_post(media.decode("latin-1"), accept.decode("latin-1"))):
+            await super().__call__(scope, receive, send)  # Gate, BodyLimit, strawberry
+            return
+        body = await self.body(scope, receive, send, "graphql", limit, lang, origin, start)
+        if body is None:
+            return
+        assert self.graphql is not None
+        try:
+            answer = await self.graphql.planned(body, lang)
+        except Exception as exc:
+            log.error("unexpected error", exc_info=exc, extra={"fields": {"path": scope["path"]}})
+            await self.answer(scope, send, status_problem(500, lang), "graphql", origin, start)
+            return
+        if answer is not None:
+            await self.send(scope, send, 200, answer, lang, None, origin, "graphql", start)
+            return
+        scope[PLAN_TRIED] = True  # the view need not ask for a plan again
+        given = False
+
+        async def replay() -> Message:
+            nonlocal given
+            if given:
+                return await receive()
+            given = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await super().__call__(scope, replay, send)
 
     async def answer(self, scope: Scope, send: Send, response: Response, op: str,
                      origin: bytes | None, start: float) -> None:
@@ -727,6 +801,8 @@ class Referee(Starlette):
         record(self.svc.metrics, scope, op, response.status_code, None, start)
 
 
+#: the scope key by which ``Referee.query`` tells the GraphQL view it found no plan
+PLAN_TRIED = "canasta.plan_tried"
 _CONTENT_TYPE = {True: (b"content-type", JSON.encode()), False: (b"content-type", PROBLEM.encode())}
 #: Accept-Language values seen, and the language each asks for (a few distinct ones in practice;
 #: bounded, so a client sending new ones each time costs a parse, not memory)
@@ -753,6 +829,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
     svc.metrics.engine_info.labels(ENGINE_ID, engine.BUILD).set(1)
     from .graphql import graphql_app  # strawberry is slow to import; keep it here
 
+    view = graphql_app(svc)
+
     routes = [
         Route("/v1/variants", variants, methods=["GET"]),
         Route("/v1/variants/{id}", variant, methods=["GET"]),
@@ -762,7 +840,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         _op_route("/v1/batch", "batch"),
         _op_route("/v1/score/tally", "score-tally"),
         _op_route("/v1/game", "game"),
-        Route("/graphql", graphql_app(svc), methods=["GET", "POST"]),
+        Route("/graphql", view, methods=["GET", "POST"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
@@ -800,6 +878,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
     app.state.svc = app.svc = svc
     app.operations = operations
     app.body_limits = {op: settings.body_limits.get(path, settings.max_body_bytes)
-                       for path, op in operations.items()}
+                       for path, op in {**operations, "/graphql": "graphql"}.items()}
+    app.graphql = view
     app.cors = Cors(app, settings.cors_origins) if settings.cors_origins else None
     return app

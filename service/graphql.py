@@ -951,16 +951,23 @@ class _View(GraphQL[dict[str, Any], None]):
         """The answer to a plain JSON POST of a document parsed before, valid, and covered by
         the fast path, as strawberry's view would write it; None for any other request (the
         body read stays with ``request`` for strawberry). Strawberry's HTTP handling (content
-        type, JSON body, its shape, context, result, encoding) costs about 0.1 ms a request."""
+        type, JSON body, its shape, context, result, encoding) costs about 0.1 ms a request.
+        (``service.app.Referee`` asks ``planned`` itself, before Starlette and the
+        middleware.)"""
+        from .app import plain_post
+
         headers = request.headers
-        if (request.method != "POST"
-                or headers.get("content-type", "").partition(";")[0].strip() != JSON_MEDIA):
+        if request.method != "POST" or not plain_post(headers.get("content-type", ""),
+                                                      headers.get("accept", "")):
             return None
-        accept = headers.get("accept", "")
-        if "text/event-stream" in accept or "multipart/mixed" in accept:  # streaming transports
-            return None
+        answer = await self.planned(await request.body(), lang)
+        return None if answer is None else Response(answer, media_type=JSON_MEDIA)
+
+    async def planned(self, raw: bytes, lang: str) -> bytes | None:
+        """The answer (JSON text) to a plain JSON POST's body, if its document was parsed
+        before, is valid, and is covered by the fast path; else None."""
         try:
-            body = orjson.loads(await request.body())
+            body = orjson.loads(raw)
         except orjson.JSONDecodeError:
             return None
         if not isinstance(body, dict):  # a batch: strawberry refuses it
@@ -974,9 +981,7 @@ class _View(GraphQL[dict[str, Any], None]):
             return None
         data = await _planned(parsed, variables, body.get("operationName"),
                               {"svc": self.svc, "lang": lang})
-        if data is None:
-            return None
-        return Response(self.encode_json({"data": data}), media_type=JSON_MEDIA)
+        return None if data is None else self.encode_json({"data": data})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Strawberry's HTTP handling, with its transport errors (no query, bad JSON, wrong
@@ -984,13 +989,14 @@ class _View(GraphQL[dict[str, Any], None]):
         if scope["type"] != "http":
             await super().__call__(scope, receive, send)
             return
-        from .app import LANG_HEADERS, language, status_problem
+        from .app import LANG_HEADERS, PLAN_TRIED, language, status_problem
 
         request = StarletteRequest(scope=scope, receive=receive)
         lang = language(request.headers.get("accept-language"))
         scope[LANG_KEY] = lang
         try:
-            response = await self.fast(request, lang) or await self.run(request)
+            response = ((None if scope.get(PLAN_TRIED) else await self.fast(request, lang))
+                        or await self.run(request))
         except HTTPException as exc:
             response = status_problem(exc.status_code, lang, reason=_reason_text(exc.reason, lang))
         except _Refused as refused:

@@ -186,3 +186,36 @@ def test_the_route_itself_answers_as_the_one_pass_path() -> None:
         target.operations = original
     assert status == 200 and headers[b"x-cache"] == b"miss" and route.name == "validate"
     assert post(target, "/v1/validate", [BODY], JSON_HEADERS)[2] == body
+
+
+QUERY = ("query($s: JSON!) { legalActions(state: $s) { __typename "
+         "... on LegalActions { seat actionsJson } ... on Problem { code } } }")
+
+
+def test_graphql_a_planned_document_in_one_pass_any_other_through_strawberry() -> None:
+    """The first POST of a document goes through strawberry (which validates it) with the
+    body read by the one-pass path handed on; later ones are answered from the document's
+    plan. Both answers are the same, with the same headers, each counted once."""
+    target = app()
+    body = orjson.dumps({"query": QUERY, "variables": {"s": EXAMPLE_STATE}})
+    headers = [*JSON_HEADERS, (b"accept-language", b"de")]
+    first = post(target, "/graphql", [body[:50], body[50:]], headers)
+    second = post(target, "/graphql", [body], headers)
+    assert first[0] == second[0] == 200 and first[2] == second[2]
+    assert first[1] == second[1] and second[1][b"content-language"] == b"de"
+    assert orjson.loads(second[2])["data"]["legalActions"]["__typename"] == "LegalActions"
+    assert 'canasta_requests_total{op="graphql",status="200"} 2.0' in metrics(target)
+
+
+def test_graphql_refusals_and_transport_errors() -> None:
+    target = app(max_body_bytes=200)
+    body = orjson.dumps({"query": QUERY, "variables": {"s": EXAMPLE_STATE}})
+    status, _, answer = post(target, "/graphql", [body[:100], body[100:]], JSON_HEADERS)
+    assert status == 413 and orjson.loads(answer)["code"] == "BODY_TOO_LARGE"
+    target = app()
+    status, headers, answer = post(target, "/graphql", [b'{"query": 1}'], JSON_HEADERS)
+    assert status == 400 and headers[b"content-type"] == b"application/problem+json"
+    status, _, answer = post(target, "/graphql", [body], [(b"content-type", b"text/plain")])
+    assert status in (400, 415) and orjson.loads(answer)["code"]
+    assert post(target, "/graphql", [body[:10]], JSON_HEADERS, disconnect=True)[0] is None
+    assert 'canasta_client_aborts_total{op="graphql",reason="disconnect"} 1.0' in metrics(target)
