@@ -34,6 +34,7 @@ from strawberry.scalars import JSON
 from strawberry.types import ExecutionResult
 
 from . import graphql_cost, graphql_fast
+from .cache import Entry
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -893,6 +894,9 @@ class _View(GraphQL[dict[str, Any], None]):
             depth=s.graphql_max_depth, fields=s.graphql_max_fields,
             repeated=s.graphql_max_repeated_fields, aliases=s.graphql_max_aliases,
             cost=s.graphql_max_cost), s.graphql_max_tokens)
+        #: planned answers cached in process (``planned``): while legal-actions' are
+        self.cached = (s.cache_size > 0 and s.cache_max_bytes > 0
+                       and "legal-actions" in s.cache_ops)
 
     async def execute_single(self, request: StarletteRequest, request_adapter: Any,
                              sub_response: Any, context: dict[str, Any], root_value: None,
@@ -965,7 +969,23 @@ class _View(GraphQL[dict[str, Any], None]):
 
     async def planned(self, raw: bytes, lang: str) -> bytes | None:
         """The answer (JSON text) to a plain JSON POST's body, if its document was parsed
-        before, is valid, and is covered by the fast path; else None."""
+        before, is valid, and is covered by the fast path; else None. While ``legal-actions``
+        is cached in process, so are these answers, under the body's exact bytes: a planned
+        document's answer follows from its body and language alone (``legalActions`` is a
+        function of the state), so the same body is answered without being read."""
+        svc = self.svc
+        key = svc.local_key("graphql", lang, raw) if self.cached else None
+        if key is not None:
+            seen = svc.cache.local.get(key)
+            if seen is not None:
+                svc.metrics.cache_hits.inc("graphql", "local")
+                return seen.body
+        answer = await self._planned(raw, lang)
+        if key is not None and answer is not None:
+            svc.cache.store("graphql", key, Entry.of(200, answer))
+        return answer
+
+    async def _planned(self, raw: bytes, lang: str) -> bytes | None:
         try:
             body = orjson.loads(raw)
         except orjson.JSONDecodeError:

@@ -39,6 +39,7 @@ from graphql import (
     InlineFragmentNode,
     OperationDefinitionNode,
     SelectionSetNode,
+    VariableNode,
     value_from_ast_untyped,
 )
 from graphql.language import Token, TokenKind
@@ -184,8 +185,12 @@ def _cost(roots: tuple[FieldNode, ...], variables: dict[str, Any] | None) -> int
             continue
         args: dict[str, Any] = {}
         for arg in node.arguments or ():
+            value = arg.value
+            if isinstance(value, VariableNode):  # the usual case: the value is a variable's
+                args[arg.name.value] = variables.get(value.name.value) if variables else None
+                continue
             try:
-                args[arg.name.value] = value_from_ast_untyped(arg.value, variables)
+                args[arg.name.value] = value_from_ast_untyped(value, variables)
             except Exception:  # noqa: BLE001 (the validation reports what is wrong with it)
                 args[arg.name.value] = None
         actions = args.get("actions")

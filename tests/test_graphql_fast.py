@@ -102,6 +102,7 @@ def same(http: TestClient, executions: list[str], query: str,
     assert (len(executions) == before) is fast, "fast path" if fast else "strawberry"
     with pytest.MonkeyPatch.context() as m:
         m.setattr(service_graphql._Parsed, "fast", lambda self: None)
+        m.setattr(http.app.graphql, "cached", False)  # type: ignore[attr-defined]
         slow = post(http, query, variables, lang, operation_name)
     assert len(executions) == before + 1 + (not fast)
     assert answer.content == slow.content
@@ -224,8 +225,10 @@ def test_a_value_the_schema_refuses_goes_to_strawberry(
         http: TestClient, executions: list[str], six: dict[str, Any],
         monkeypatch: pytest.MonkeyPatch) -> None:
     """An action without a type (non-null) or with a card that is no string: the plan gives
-    up, and strawberry answers with its errors."""
+    up, and strawberry answers with its errors (the planned answers' cache off: it would
+    answer these bodies as they were answered before the resolver broke)."""
     original = service_graphql._legal_actions
+    monkeypatch.setattr(http.app.graphql, "cached", False)  # type: ignore[attr-defined]
 
     for broken in ({"card": "5H"}, {"type": "discard", "card": ["5H"]}):
         async def legal_actions(context: dict[str, Any], state: Any,
@@ -284,3 +287,26 @@ def test_transport_variants(http: TestClient, executions: list[str],
              "BAD_GRAPHQL_REQUEST")):
         r = http.post("/graphql", content=content, headers={"content-type": content_type})
         assert r.status_code in (400, 415) and r.json()["code"] == code, (content_type, r.text)
+
+
+def test_planned_answers_are_cached_by_their_bytes_while_legal_actions_are(
+        six: dict[str, Any]) -> None:
+    """A planned document's answer is kept under the body's exact bytes and language: the
+    same body again is answered from the cache (counted as a graphql hit), another language
+    or another body is not; with legal-actions not cached in process, nothing is."""
+    body = {"query": HOT, "variables": {"s": six}}
+    for settings, cached in ((Settings(log_level="warning"), True),
+                             (Settings(log_level="warning", cache_size=0), False),
+                             (Settings(log_level="warning", cache_ops=("check",)), False)):
+        with TestClient(create_app(settings)) as c:
+            answers = [c.post("/graphql", json=body, headers={"accept-language": lang})
+                       for lang in ("en", "en", "en", "de", "de")]
+            hits = [line for line in c.get("/metrics").text.splitlines()
+                    if line.startswith('canasta_cache_hits_total{op="graphql"')]
+        assert all(a.status_code == 200 for a in answers)
+        assert answers[1].content == answers[2].content and answers[3].content == answers[4].content
+        assert answers[2].headers["content-language"] == "en"
+        assert answers[4].headers["content-language"] == "de"
+        # the first is strawberry's (validating), the second planned and kept, then hits
+        assert hits == (['canasta_cache_hits_total{op="graphql",tier="local"} 2.0'] if cached
+                        else []), (settings, hits)
