@@ -5,12 +5,12 @@ next to baselines outside the GraphQL code in the same run.
     python bench/graphql_speed.py                 # a Markdown table
     python bench/graphql_speed.py --seconds 2 --json
 
-Every request goes through the whole ASGI app (middleware, routing, the view) in this process,
-without a server or a socket; the legal-action list comes from the service's cache (one state).
-Rows: the two GraphQL shapes with the fast path (``service/graphql_fast.py``) and with it off
-(strawberry's execution), ``POST /v1/legal-actions`` through the same app, and ``orjson.dumps``
-of the same 193 action dicts. Ratios are to the REST request. Figures drift with the machine's
-load: compare the rows of one run.
+Every request goes through the whole ASGI app in this process, without a server or a socket;
+the legal-action list comes from the service's cache (one state). Rows: the two GraphQL shapes
+answered from the cache of planned answers, from the plan (``service/graphql_fast.py``) with
+that cache off, and by strawberry's execution; ``POST /v1/legal-actions`` through the same app,
+and ``orjson.dumps`` of the same 193 action dicts. Ratios are to the REST request. Figures
+drift with the machine's load: compare the rows of one run.
 """
 
 from __future__ import annotations
@@ -132,9 +132,12 @@ def run(seconds: float) -> list[dict[str, Any]]:
         post = poster(app, "/graphql", orjson.dumps({"query": query, "variables": {"s": state}}))
         answer = orjson.loads(loop.run_until_complete(post()))
         assert "errors" not in answer and answer["data"]["legalActions"]["seat"] is not None
-        cases.append((f"GraphQL {name}", post))
+        view = app.graphql  # type: ignore[attr-defined]
+        cases.append((f"GraphQL {name}, from the answer cache", post))
+        cases.append((f"GraphQL {name}, planned (answer cache off)",
+                      _switched(post, view, planned=True)))
         cases.append((f"GraphQL {name}, fast path off (strawberry)",
-                      _slow(post)))
+                      _switched(post, view, planned=False)))
     rows = [{"case": name, "ms": per_call(fn, seconds, loop)} for name, fn in cases]
     base = rows[0]["ms"]
     for row in rows:
@@ -142,17 +145,22 @@ def run(seconds: float) -> list[dict[str, Any]]:
     return rows
 
 
-def _slow(post: Callable[[], Awaitable[bytes]]) -> Callable[[], Awaitable[bytes]]:
-    """``post`` with the fast path off (every document planned as None)."""
-    async def slow() -> bytes:
+def _switched(post: Callable[[], Awaitable[bytes]], view: Any,
+              planned: bool) -> Callable[[], Awaitable[bytes]]:
+    """``post`` with the planned answers' cache off, and the plans too unless ``planned``
+    (every document then planned as None: strawberry answers)."""
+    async def switched() -> bytes:
         fast = service_graphql._Parsed.fast
-        service_graphql._Parsed.fast = lambda self: None  # type: ignore[method-assign]
+        view.cached = False
+        if not planned:
+            service_graphql._Parsed.fast = lambda self: None  # type: ignore[method-assign]
         try:
             return await post()
         finally:
             service_graphql._Parsed.fast = fast  # type: ignore[method-assign]
+            view.cached = True
 
-    return slow
+    return switched
 
 
 def main() -> int:
