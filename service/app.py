@@ -710,20 +710,24 @@ class Referee(Starlette):
                    lang: str, origin: bytes | None, start: float) -> bytes | None:
         """The request's body, counted as it comes when it is chunked; None when the client
         went away (counted) or the body passed ``limit`` (answered 413)."""
-        body = b""
+        chunks: list[bytes] = []
+        size = 0
         more = True
         while more:
             message = await receive()
             if message["type"] != "http.request":
                 record(self.svc.metrics, scope, op, 0, None, start, _abort_reason(scope))
                 return None
-            body += message.get("body", b"")
+            chunk = message.get("body", b"")
+            chunks.append(chunk)
+            size += len(chunk)
             more = message.get("more_body", False)
-            if len(body) > limit:
+            if size > limit:
                 await self.answer(scope, send, status_problem(413, lang, limit=limit), op,
                                   origin, start)
                 return None
-        return body
+        # one chunk (the usual case) is the body itself; many are joined once, not one by one
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
     async def send(self, scope: Scope, send: Send, status: int, content: bytes, lang: str,
                    cache: str | None, origin: bytes | None, op: str, start: float) -> None:
