@@ -670,16 +670,7 @@ class Referee(Starlette):
     async def operation(self, op: str, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer a ``POST`` to ``op``'s path."""
         start = time.perf_counter()
-        lang, length, origin, media = "en", -1, None, None
-        for name, value in scope["headers"]:
-            if name == b"content-length":
-                length = int(value) if value.isdigit() else -1
-            elif name == b"accept-language":
-                lang = _language_of(value)
-            elif name == b"content-type":
-                media = value
-            elif name == b"origin":
-                origin = value
+        lang, length, origin, media, _ = _headers(scope)
         limit = self.body_limits[op]
         extensions = scope.get("extensions")
         refusal = (overloaded(lang) if extensions and OVERLOADED in extensions
@@ -749,22 +740,11 @@ class Referee(Starlette):
         answered in one pass as ``operation`` answers; any other request goes through
         Starlette, the middleware and strawberry, with its body as read here."""
         start = time.perf_counter()
-        lang, length, origin, media, accept = "en", -1, None, b"", b""
-        for name, value in scope["headers"]:
-            if name == b"content-length":
-                length = int(value) if value.isdigit() else -1
-            elif name == b"accept-language":
-                lang = _language_of(value)
-            elif name == b"content-type":
-                media = value
-            elif name == b"accept":
-                accept = value
-            elif name == b"origin":
-                origin = value
+        lang, length, origin, media, accept = _headers(scope)
         limit = self.body_limits["graphql"]
         extensions = scope.get("extensions")
         if ((extensions and OVERLOADED in extensions) or length > limit
-                or not plain_post(media.decode("latin-1"), accept.decode("latin-1"))):
+                or not plain_post((media or b"").decode("latin-1"), accept.decode("latin-1"))):
             await super().__call__(scope, receive, send)  # Gate, BodyLimit, strawberry
             return
         body = await self.body(scope, receive, send, "graphql", limit, lang, origin, start)
@@ -807,6 +787,24 @@ class Referee(Starlette):
 
 #: the scope key by which ``Referee.query`` tells the GraphQL view it found no plan
 PLAN_TRIED = "canasta.plan_tried"
+def _headers(scope: Scope) -> tuple[str, int, bytes | None, bytes | None, bytes]:
+    """One scan of a request's headers: its language, ``Content-Length`` (-1: none or not a
+    number), ``Origin``, ``Content-Type`` (None: none) and ``Accept``."""
+    lang, length, origin, media, accept = "en", -1, None, None, b""
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            length = int(value) if value.isdigit() else -1
+        elif name == b"accept-language":
+            lang = _language_of(value)
+        elif name == b"content-type":
+            media = value
+        elif name == b"accept":
+            accept = value
+        elif name == b"origin":
+            origin = value
+    return lang, length, origin, media, accept
+
+
 _CONTENT_TYPE = {True: (b"content-type", JSON.encode()), False: (b"content-type", PROBLEM.encode())}
 #: Accept-Language values seen, and the language each asks for (a few distinct ones in practice;
 #: bounded, so a client sending new ones each time costs a parse, not memory)
