@@ -760,7 +760,6 @@ class Referee(Starlette):
         if answer is not None:
             await self.send(scope, send, 200, answer, lang, None, origin, "graphql", start)
             return
-        scope[PLAN_TRIED] = True  # the view need not ask for a plan again
         given = False
 
         async def replay() -> Message:
@@ -785,8 +784,6 @@ class Referee(Starlette):
         record(self.svc.metrics, scope, op, response.status_code, None, start)
 
 
-#: the scope key by which ``Referee.query`` tells the GraphQL view it found no plan
-PLAN_TRIED = "canasta.plan_tried"
 def _headers(scope: Scope) -> tuple[str, int, bytes | None, bytes | None, bytes]:
     """One scan of a request's headers: its language, ``Content-Length`` (-1: none or not a
     number), ``Origin``, ``Content-Type`` (None: none) and ``Accept``."""

@@ -951,24 +951,10 @@ class _View(GraphQL[dict[str, Any], None]):
         # not JSON; nesting over 1,024 levels is refused too instead of recursing
         return orjson.loads(data)
 
-    async def fast(self, request: StarletteRequest, lang: str) -> Response | None:
-        """The answer to a plain JSON POST of a document parsed before, valid, and covered by
-        the fast path, as strawberry's view would write it; None for any other request (the
-        body read stays with ``request`` for strawberry). Strawberry's HTTP handling (content
-        type, JSON body, its shape, context, result, encoding) costs about 0.1 ms a request.
-        (``service.app.Referee`` asks ``planned`` itself, before Starlette and the
-        middleware.)"""
-        from .app import plain_post
-
-        headers = request.headers
-        if request.method != "POST" or not plain_post(headers.get("content-type", ""),
-                                                      headers.get("accept", "")):
-            return None
-        answer = await self.planned(await request.body(), lang)
-        return None if answer is None else Response(answer, media_type=JSON_MEDIA)
-
     async def planned(self, raw: bytes, lang: str) -> bytes | None:
-        """The answer (JSON text) to a plain JSON POST's body, if its document was parsed
+        """(``service.app.Referee`` asks, before Starlette and the middleware, for every plain
+        JSON POST: strawberry's HTTP handling costs about 0.1 ms a request.) The answer (JSON
+        text) to a plain JSON POST's body, if its document was parsed
         before, is valid, and is covered by the fast path; else None. While ``legal-actions``
         is cached in process, so are these answers, under the body's exact bytes: a planned
         document's answer follows from its body and language alone (``legalActions`` is a
@@ -1009,14 +995,13 @@ class _View(GraphQL[dict[str, Any], None]):
         if scope["type"] != "http":
             await super().__call__(scope, receive, send)
             return
-        from .app import LANG_HEADERS, PLAN_TRIED, language, status_problem
+        from .app import LANG_HEADERS, language, status_problem
 
         request = StarletteRequest(scope=scope, receive=receive)
         lang = language(request.headers.get("accept-language"))
         scope[LANG_KEY] = lang
         try:
-            response = ((None if scope.get(PLAN_TRIED) else await self.fast(request, lang))
-                        or await self.run(request))
+            response = await self.run(request)
         except HTTPException as exc:
             response = status_problem(exc.status_code, lang, reason=_reason_text(exc.reason, lang))
         except _Refused as refused:
