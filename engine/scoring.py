@@ -9,13 +9,13 @@ by the same code (``POST /v1/score`` and ``POST /v1/score/tally``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Final
+from dataclasses import dataclass
+from typing import Any, Final, NamedTuple
 
 from .cards import JOKER, REAL, WILD_RANK, is_black_three, is_red_three
 from .reasons import Words, hand_of
 from .rules import RuleSet, _memo
-from .state import Meld, State, Turn
+from .state import Meld, State, Turn, new_tuple
 
 
 class ScoringNeedsHiddenInfo(Exception):
@@ -24,8 +24,7 @@ class ScoringNeedsHiddenInfo(Exception):
         self.what = what
 
 
-@dataclass(frozen=True)
-class SideScore:
+class SideScore(NamedTuple):
     side: int
     seats: tuple[int, ...]
     breakdown: dict[str, int]
@@ -35,8 +34,7 @@ class SideScore:
         return self.breakdown["total"]
 
 
-@dataclass(frozen=True)
-class DealScore:
+class DealScore(NamedTuple):
     sides: tuple[SideScore, ...]
     scores: tuple[int, ...]  # the game totals after this deal
     game_over: bool
@@ -45,7 +43,7 @@ class DealScore:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "sides": [{"side": s.side, "seats": list(s.seats), "total": s.total,
+            "sides": [{"side": s.side, "seats": list(s.seats), "total": s.breakdown["total"],
                        "breakdown": dict(s.breakdown)} for s in self.sides],
             "scores": list(self.scores),
             "game_over": self.game_over,
@@ -70,20 +68,21 @@ HAND: Final = "hand"
 FIRST_TURN: Final = "first_turn"
 
 
-@dataclass(frozen=True)
-class SideTally:
+class SideTally(NamedTuple):
     """One side's deal as a score pad counts it. Counts by kind are maps from the kinds of
-    ``canasta_kinds``, ``incomplete_kinds`` and ``held_kinds`` to how many."""
+    ``canasta_kinds``, ``incomplete_kinds`` and ``held_kinds`` to how many. A named tuple, made
+    with ``new_tuple`` where it is hot (a dataclass's generated ``__init__`` is Python code: it
+    cost a third of a scored request's engine time)."""
 
-    melded_points: int = 0  # the value of the cards in the side's melds (>= 0)
-    hand_points: int = 0  # minus the value of the cards left in its players' hands (<= 0)
-    canastas: dict[str, int] = field(default_factory=dict, hash=False)
-    red_threes: int = 0  # laid out in front of the side
-    black_threes: int = 0  # laid out (Modern American: every three is a bonus card)
-    red_threes_in_hand: int = 0  # still in a hand of the side at the end
-    went_out: str | None = None  # plain, concealed, blatt, hand or first_turn
-    incomplete: dict[str, int] = field(default_factory=dict, hash=False)  # Modern American
-    held: dict[str, int] = field(default_factory=dict, hash=False)  # Modern American
+    melded_points: int  # the value of the cards in the side's melds (>= 0)
+    hand_points: int  # minus the value of the cards left in its players' hands (<= 0)
+    canastas: dict[str, int]
+    red_threes: int  # laid out in front of the side
+    black_threes: int  # laid out (Modern American: every three is a bonus card)
+    red_threes_in_hand: int  # still in a hand of the side at the end
+    went_out: str | None  # plain, concealed, blatt, hand or first_turn
+    incomplete: dict[str, int]  # Modern American
+    held: dict[str, int]  # Modern American
 
     @property
     def canasta_count(self) -> int:
@@ -331,18 +330,20 @@ def side_tally(state: State, side: int) -> SideTally:
     went_out = None
     if turn.went_out is not None and rules.side_of(turn.went_out) == side:
         went_out = going_out_kind(rules, turn)
-    bonus = state.bonus[side]
-    return SideTally(
-        melded_points=sum(values[c] for m in melds for c in m.cards),
-        hand_points=hand_points,
-        canastas=canastas,
-        red_threes=sum(1 for c in bonus if is_red_three(c)),
-        black_threes=sum(1 for c in bonus if is_black_three(c)),
-        red_threes_in_hand=reds_in_hand,
-        went_out=went_out,
-        incomplete=incomplete,
-        held=held,
-    )
+    melded_points = 0
+    for m in melds:
+        for c in m.cards:
+            melded_points += values[c]
+    red = black = 0
+    for c in state.bonus[side]:
+        if is_red_three(c):
+            red += 1
+        elif is_black_three(c):
+            black += 1
+    tally: SideTally = new_tuple(SideTally, (
+        melded_points, hand_points, canastas, red, black, reds_in_hand, went_out, incomplete,
+        held))
+    return tally
 
 
 def tally_of(state: State) -> Tally:
@@ -400,15 +401,18 @@ def deal_result(rules: RuleSet, before: tuple[int, ...], sides: tuple[SideScore,
         if len(leaders) == 1:
             game_over, winner = True, leaders[0]
     minimums = tuple(rules.initial_minimum(t) for t in totals)
-    return DealScore(sides, totals, game_over, winner, minimums)
+    score: DealScore = new_tuple(DealScore, (sides, totals, game_over, winner, minimums))
+    return score
 
 
 def score_tally(rules: RuleSet, before: tuple[int, ...], tally: Tally) -> DealScore:
     """Each side's score for the tallied deal with its breakdown, and the game after it
     (``deal_result``); ``before``: the game scores before the deal."""
-    sides = tuple(SideScore(s, rules.seats_of(s), side_breakdown(rules, t, tally.stock_exhausted))
-                  for s, t in enumerate(tally.sides))
-    return deal_result(rules, before, sides)
+    sides: list[SideScore] = []
+    for s, t in enumerate(tally.sides):
+        sides.append(new_tuple(SideScore, (s, rules.seats_of(s),
+                                           side_breakdown(rules, t, tally.stock_exhausted))))
+    return deal_result(rules, before, tuple(sides))
 
 
 def score_deal(state: State) -> DealScore:
