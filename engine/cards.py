@@ -108,10 +108,24 @@ def counts_of(cards: tuple[int, ...]) -> Counts:
 def cards_of(counts: Counts) -> tuple[int, ...]:
     """The multiset as a sorted tuple of cards."""
     out: list[int] = []
-    for card, n in enumerate(counts):
-        if n:
-            out.extend((card,) * n)
+    for card in range(len(counts)):  # compiled: a C loop of int reads and appends
+        n = counts[card]
+        while n > 0:
+            out.append(card)
+            n -= 1
     return tuple(out)
+
+
+def codes_of(counts: Counts) -> list[str]:
+    """The multiset's card codes, sorted by card (a hand as the wire writes it)."""
+    codes = _CARD_CODES
+    out: list[str] = []
+    for card in range(len(counts)):
+        n = counts[card]
+        while n > 0:
+            out.append(codes[card])
+            n -= 1
+    return out
 
 
 def naturals_by_rank(h: Counts) -> list[int]:
