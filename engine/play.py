@@ -29,6 +29,7 @@ from .cards import (
     rank_code,
 )
 from .reasons import IllegalAction, Refusal, Words, hand_of
+from .rules import RuleSet
 from .state import ANSWER, DRAW, EMPTY_PILE, OVER, PLAY, Action, Meld, Pile, State, Turn, meld_of
 
 Event = dict[str, Any]
@@ -135,7 +136,7 @@ class Ctx:
         return self._in_sequences
 
 
-def _points(rules: Any, melds: tuple[Meld, ...]) -> int:
+def _points(rules: RuleSet, melds: tuple[Meld, ...]) -> int:
     values = rules.card_values
     return sum(values[c] for m in melds for c in m.cards)
 
@@ -154,7 +155,7 @@ def _scope(state: State, table: tuple[Meld, ...]) -> feasible.Scope:
     return feasible.Scope(frozenset(closed), opening, pile_rank)
 
 
-def initial_points(rules: Any, melds: dict[int, Meld], pile_rank: int | None) -> int:
+def initial_points(rules: RuleSet, melds: dict[int, Meld], pile_rank: int | None) -> int:
     """The initial meld's card points; the taken top card does not count where only the hand's
     cards do (docs/variants/modern-american.md#the-initial-meld)."""
     points = _points(rules, tuple(melds.values()))
@@ -172,7 +173,7 @@ def _initial_met(ctx: Ctx, melds: dict[int, Meld], pile_rank: int | None) -> boo
     return initial_met(ctx.rules, ctx.minimum, melds, pile_rank)
 
 
-def initial_met(rules: Any, minimum: int, melds: dict[int, Meld], pile_rank: int | None) -> bool:
+def initial_met(rules: RuleSet, minimum: int, melds: dict[int, Meld], pile_rank: int | None) -> bool:
     """Do the side's melds of this turn make its initial meld (pagat "Initial Meld
     Requirement"; Modern American, initial meld: a pure meld, and a canasta from the hand needs no
     minimum)?"""
@@ -184,7 +185,7 @@ def initial_met(rules: Any, minimum: int, melds: dict[int, Meld], pile_rank: int
         m.size >= rules.canasta_size and m.rank != pile_rank for m in melds.values())
 
 
-def _canastas(rules: Any, melds: dict[int, Meld] | list[Meld]) -> int:
+def _canastas(rules: RuleSet, melds: dict[int, Meld] | list[Meld]) -> int:
     items = melds.values() if isinstance(melds, dict) else melds
     return sum(1 for m in items if m.size >= rules.canasta_size)
 
@@ -205,7 +206,7 @@ def _add(hand: Counts, cards: tuple[int, ...]) -> Counts:
     return tuple(h)
 
 
-def meld_shape_refusal(rules: Any, rank: int, naturals: int, wilds: int) -> Refusal | None:
+def meld_shape_refusal(rules: RuleSet, rank: int, naturals: int, wilds: int) -> Refusal | None:
     """Is a meld of this many naturals and wilds allowed (pagat "Melds in Classic Canasta")?"""
     if rank == WILD_RANK:  # wild cards only: a house rule (pagat "Wild Card Melds")
         if rules.wild_meld == "none":
@@ -389,7 +390,7 @@ _FREEZERS: Final = (("freeze_on_wild", "a wild card", "eine wilde Karte"),
                     ("freeze_on_black_three", "a black three", "eine schwarze Drei"))
 
 
-def _frozen(rules: Any, pile: Pile, rank: int, always: bool = False) -> Refusal:
+def _frozen(rules: RuleSet, pile: Pile, rank: int, always: bool = False) -> Refusal:
     """The frozen-pile refusal, saying why it is frozen (pagat "Frozen Discard Pile")."""
     kinds = [(en, de) for flag, en, de in _FREEZERS if getattr(rules, flag)]
     why = ({"en": f" ({' or '.join(en for en, _ in kinds)} lies in it)",
