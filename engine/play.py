@@ -8,8 +8,7 @@ sequence of legal actions leads to a state without one (see README, "Turn model"
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from . import feasible
 from .cards import (
@@ -30,7 +29,20 @@ from .cards import (
 )
 from .reasons import IllegalAction, Refusal, Words, hand_of
 from .rules import RuleSet
-from .state import ANSWER, DRAW, EMPTY_PILE, OVER, PLAY, Action, Meld, Pile, State, Turn, meld_of
+from .state import (
+    ANSWER,
+    DRAW,
+    EMPTY_PILE,
+    OVER,
+    PLAY,
+    Action,
+    Meld,
+    Pile,
+    State,
+    Turn,
+    meld_of,
+    new_tuple,
+)
 
 Event = dict[str, Any]
 
@@ -240,16 +252,22 @@ def meld_shape_refusal(rules: RuleSet, rank: int, naturals: int, wilds: int) -> 
 # ---------------------------------------------------------------- plans (accepted actions)
 
 
-@dataclass(frozen=True, slots=True)
-class Plan:
-    """What the judge worked out for an accepted action; ``build`` turns it into a state."""
+class Plan(NamedTuple):
+    """What the judge worked out for an accepted action; ``build`` turns it into a state. Made
+    by ``_plan`` (compiled, a dataclass's generated ``__init__`` runs as Python code)."""
 
     action: Action
-    rank: int | None = None
-    meld: Meld | None = None  # the side's meld of ``rank`` after the action
-    hand: Counts | None = None  # the seat's hand after the action (before pile cards join)
-    commit: bool = False  # the action brings the side to its initial minimum
-    goes_out: bool = False
+    rank: int | None
+    meld: Meld | None  # the side's meld of ``rank`` after the action
+    hand: Counts | None  # the seat's hand after the action (before pile cards join)
+    commit: bool  # the action brings the side to its initial minimum
+    goes_out: bool
+
+
+def _plan(action: Action, rank: int | None = None, meld: Meld | None = None,
+          hand: Counts | None = None, commit: bool = False, goes_out: bool = False) -> Plan:
+    plan: Plan = new_tuple(Plan, (action, rank, meld, hand, commit, goes_out))
+    return plan
 
 
 def _info(melds: dict[int, Meld]) -> dict[int, tuple[int, int]]:
@@ -343,7 +361,7 @@ def judge(ctx: Ctx, action: Action) -> Plan | Refusal:
         answerer = answering_seat(state)
         if action.seat is not None and action.seat != answerer:
             return _r("NOT_YOUR_TURN", expected=answerer, seat=action.seat)
-        return Plan(action)
+        return _plan(action)
     if action.seat is not None and action.seat != turn.seat:
         expected = answering_seat(state) if phase == ANSWER else turn.seat
         if action.seat != expected:
@@ -382,7 +400,7 @@ def _judge_draw(ctx: Ctx, action: Action) -> Plan | Refusal:
     if (state.stock_size == 0 and ctx.rules.stock_exhausted == "continue"
             and isinstance(_judge_take(ctx, _ADD_TOP_CARD), Plan)):
         return _r("MUST_TAKE_PILE")
-    return Plan(action)
+    return _plan(action)
 
 
 _FREEZERS: Final = (("freeze_on_wild", "a wild card", "eine wilde Karte"),
@@ -463,7 +481,7 @@ def _judge_take(ctx: Ctx, action: Action) -> Plan | Refusal:
     size = ctx.hand_size - len(cards)
     red_threes_inside = 2 * rules.packs if pile.frozen else 0  # at most, all of them
     if ctx.opened and not ctx.must_out and size + pile.size - 1 - red_threes_inside >= 2:
-        return Plan(action, rank, meld, hand)  # cards to spare: nothing more to judge
+        return _plan(action, rank, meld, hand)  # cards to spare: nothing more to judge
     if hand is None:
         raise NeedsHiddenInfo(hand_of(ctx.seat))
     melds = dict(ctx.melds) if ctx.opened else {}
@@ -480,7 +498,7 @@ def _judge_take(ctx: Ctx, action: Action) -> Plan | Refusal:
                           scope=scope)
     if bad:
         return bad
-    return Plan(action, rank, meld, hand, commit=commit and not ctx.opened)
+    return _plan(action, rank, meld, hand, commit=commit and not ctx.opened)
 
 
 def _resolve_rank(ctx: Ctx, action: Action) -> int | Refusal:
@@ -577,7 +595,7 @@ def _meld_plan(ctx: Ctx, action: Action, rank: int, meld: Meld, melds: dict[int,
     bad = _finish_refusal(ctx, hand, size, melds, commit, held, turn.held, turn.took_pile)
     if bad:
         return bad
-    return Plan(action, rank, meld, hand, commit=commit and not ctx.opened,
+    return _plan(action, rank, meld, hand, commit=commit and not ctx.opened,
                 goes_out=size + (held if commit else 0) == 0)
 
 
@@ -604,7 +622,7 @@ def _judge_discard(ctx: Ctx, action: Action) -> Plan | Refusal:
             return _r("CANNOT_GO_OUT_WITHOUT_CANASTA", needed=ctx.need)
     elif ctx.must_out:
         return _r("MUST_GO_OUT")
-    return Plan(action, hand=_sub(ctx.hand, (card,)), goes_out=left == 0)
+    return _plan(action, hand=_sub(ctx.hand, (card,)), goes_out=left == 0)
 
 
 def _discard_refusal(ctx: Ctx, card: int, left: int) -> Refusal | None:
@@ -660,7 +678,7 @@ def _judge_ask(ctx: Ctx, action: Action) -> Plan | Refusal:
         return _ASK_WHEN_OUT_POSSIBLE
     if not _could_finish_without_going_out(ctx):
         return _ASK_WHEN_A_NO_LEAVES_A_TURN
-    return Plan(action)
+    return _plan(action)
 
 
 def _could_finish_without_going_out(ctx: Ctx) -> bool:

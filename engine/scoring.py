@@ -9,7 +9,6 @@ by the same code (``POST /v1/score`` and ``POST /v1/score/tally``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
 
 from .cards import JOKER, REAL, WILD_RANK, is_black_three, is_red_three
@@ -89,13 +88,12 @@ class SideTally(NamedTuple):
         return sum(self.canastas.values())
 
 
-@dataclass(frozen=True)
-class Tally:
+class Tally(NamedTuple):
     """A deal as a score pad counts it: each side's tally, and whether the deal ended with
     the stock used up and nobody out."""
 
     sides: tuple[SideTally, ...]
-    stock_exhausted: bool = False
+    stock_exhausted: bool
 
 
 def canasta_kinds(rules: RuleSet) -> tuple[str, ...]:
@@ -351,7 +349,8 @@ def tally_of(state: State) -> Tally:
     (``engine.tally.tally_to_data`` writes it so), scoring exactly as the state does."""
     turn = state.turn
     sides = tuple(side_tally(state, s) for s in range(state.rules.sides))
-    return Tally(sides, turn.stock_exhausted and turn.went_out is None)
+    tally: Tally = new_tuple(Tally, (sides, turn.stock_exhausted and turn.went_out is None))
+    return tally
 
 
 def side_breakdown(rules: RuleSet, t: SideTally, stock_exhausted: bool) -> dict[str, int]:

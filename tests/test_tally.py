@@ -17,7 +17,6 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -485,7 +484,7 @@ def test_the_tally_of_a_final_state_scores_as_the_state(http: TestClient, varian
                 request = tally_request(state)
                 read, problems = read_tally(rules, request)
                 written = tally_of(state)  # the stock's end is written where it scores
-                written = replace(written, stock_exhausted=written.stock_exhausted and bool(
+                written = written._replace(stock_exhausted=written.stock_exhausted and bool(
                     deal_fields(rules)))
                 assert not problems and read == written, (problems, read, written)
                 by_tally = post(http, "/v1/score/tally", request)
