@@ -37,6 +37,11 @@ And per worker process:
   and a connection idle at that moment is kept ``DRAIN_SECONDS`` for one more request (answered
   with ``Connection: close``) instead of being closed under a client that is sending one.
 
+And per response: its head (status line and headers) and its body go to the socket in one send
+(``HeadWithBody``): uvicorn writes them one after the other, two system calls and two TCP
+segments where one does, and a client needs two reads for one answer
+(tests/test_one_send.py counts the server's write calls).
+
 The cost per request is a few attribute updates and, for a request whose headers or body span
 reads, one timer: about 3 µs of CPU over uvicorn's own protocol (bench/attack_connections.py).
 """
@@ -150,6 +155,56 @@ def problem_bytes(status: int, lang: str, headers: bytes = b"", close: bool = Tr
 
 async def _no_app(scope: Any, receive: Any, send: Any) -> None:  # (Cors wants an app)
     raise NotImplementedError
+
+
+class HeadWithBody:
+    """The transport a request's cycle writes to: the response head, which the cycle writes
+    first, is held until the body's first bytes and goes out with them in one send (or alone,
+    when the response ends without body bytes, as a HEAD answer does, or the connection closes).
+    A ``100 Continue`` is written before the response starts and is never held."""
+
+    __slots__ = ("transport", "cycle", "head", "started", "on_response")
+
+    def __init__(self, transport: asyncio.Transport, cycle: Any) -> None:
+        self.transport = transport
+        self.cycle = cycle
+        self.head: bytes | None = None
+        self.started = False  # the head was written (held or sent)
+        self.on_response = cycle.on_response
+        cycle.transport = self
+        cycle.on_response = self.done
+
+    def write(self, data: bytes) -> None:
+        head = self.head
+        if head is not None:
+            self.head = None
+            self.transport.writelines((head, data))
+        elif not self.started and self.cycle.response_started:
+            self.started = True
+            self.head = data
+        else:
+            self.transport.write(data)
+
+    def flush(self) -> None:
+        head = self.head
+        if head is not None:
+            self.head = None
+            self.transport.write(head)
+
+    def done(self) -> None:
+        """The response is complete (the cycle's ``on_response``)."""
+        self.flush()
+        self.on_response()
+
+    def close(self) -> None:
+        self.flush()
+        self.transport.close()
+
+    def is_closing(self) -> bool:
+        return self.transport.is_closing()
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return self.transport.get_extra_info(name, default)
 
 
 class _Stop(Exception):  # noqa: N818 (not an error: stops httptools mid-feed)
@@ -323,7 +378,10 @@ class RefereeProtocol(HttpToolsProtocol):
             self.scope.setdefault("extensions", {})[OVERLOADED] = {"retry_after": RETRY_AFTER}
             self.cycle.keep_alive = False
             return
+        before = self.cycle
         super().on_headers_complete()
+        if self.cycle is not before:  # (uvicorn makes none for an upgrade it does not serve)
+            HeadWithBody(self.transport, self.cycle)
         if self.draining or self.probation:
             self.cycle.keep_alive = False
 
