@@ -79,6 +79,9 @@ OVERLOADED = "canasta.overloaded"
 #: the scope extension that tells the app a body did not arrive in time (``service.app.Observe``)
 TIMED_OUT = "canasta.body_timeout"
 
+#: what uvicorn writes to a request that expects it, before the response (never held)
+CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+
 #: problem texts of the answers this module writes itself (the app's: ``service.app``)
 TEXT: dict[int, tuple[str, str, str]] = {
     408: ("REQUEST_TIMEOUT", "The request did not arrive within {seconds:g} s.",
@@ -161,13 +164,14 @@ class HeadWithBody:
     """The transport a request's cycle writes to: the response head, which the cycle writes
     first, is held until the body's first bytes and goes out with them in one send (or alone,
     when the response ends without body bytes, as a HEAD answer does, or the connection closes).
-    A ``100 Continue`` is written before the response starts and is never held."""
+    A ``100 Continue``, which the cycle writes before the response starts, is never held. It
+    keeps no reference to the cycle (which refers to it), so a finished request is freed by
+    reference counting, not left to the cycle collector."""
 
-    __slots__ = ("transport", "cycle", "head", "started", "on_response")
+    __slots__ = ("transport", "head", "started", "on_response")
 
     def __init__(self, transport: asyncio.Transport, cycle: Any) -> None:
         self.transport = transport
-        self.cycle = cycle
         self.head: bytes | None = None
         self.started = False  # the head was written (held or sent)
         self.on_response = cycle.on_response
@@ -179,11 +183,11 @@ class HeadWithBody:
         if head is not None:
             self.head = None
             self.transport.writelines((head, data))
-        elif not self.started and self.cycle.response_started:
+        elif self.started or data == CONTINUE:
+            self.transport.write(data)
+        else:
             self.started = True
             self.head = data
-        else:
-            self.transport.write(data)
 
     def flush(self) -> None:
         head = self.head

@@ -10,13 +10,18 @@ process), not by the test."""
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import json
 import socket
+import weakref
 from collections.abc import Iterator
+from typing import cast
 
 import pytest
 
 from canasta_referee.schema.models import EXAMPLE_STATE
+from canasta_referee.service.protocol import HeadWithBody
 
 from .servers import Service
 from .test_connections import connect, post_head, read_answer, service
@@ -113,3 +118,24 @@ def test_an_answer_the_server_closes_after_arrives_whole(svc: Service) -> None:
         s.sendall(b"GET /healthz HTTP/1.0\r\n\r\n")  # HTTP/1.0: closed after the answer
         status, _, body = read_answer(s)
         assert status == 200 and body
+
+
+def test_a_finished_cycle_is_freed_without_the_cycle_collector() -> None:
+    """The held head's transport refers to the cycle's parts, never to the cycle, so the cycle
+    (which refers to it) goes when its last reference does: the collector is not needed for
+    every request's objects."""
+
+    class Cycle:  # the two attributes of uvicorn's RequestResponseCycle that HeadWithBody uses
+        def __init__(self) -> None:
+            self.transport: object = None
+            self.on_response = lambda: None
+
+    gc.disable()
+    try:
+        cycle = Cycle()
+        HeadWithBody(cast(asyncio.Transport, object()), cycle)
+        gone = weakref.ref(cycle)
+        del cycle
+        assert gone() is None
+    finally:
+        gc.enable()
