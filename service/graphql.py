@@ -946,6 +946,16 @@ class _View(GraphQL[dict[str, Any], None]):
     def encode_json(self, data: object) -> bytes:
         return orjson.dumps(data)
 
+    async def parse_http_body(self, request: Any) -> Any:
+        """Strawberry's, after refusing a JSON body that is neither an object nor an array
+        (a string, a number, true, false or null, which strawberry would look up a query in
+        and fail on with an error of its own: a 500)."""
+        if request.method == "POST" and "application/json" in (request.content_type or ""):
+            first = (await request.get_body()).lstrip(b" \t\r\n")[:1]
+            if first not in (b"{", b"["):
+                raise HTTPException(400, NOT_AN_OBJECT)
+        return await super().parse_http_body(request)
+
     def decode_json(self, data: str | bytes) -> object:
         # orjson's JSONDecodeError is json's: strawberry still answers 400 to a body that is
         # not JSON; nesting over 1,024 levels is refused too instead of recursing
@@ -1012,8 +1022,12 @@ class _View(GraphQL[dict[str, Any], None]):
         await response(scope, receive, send)
 
 
-#: strawberry's reasons for refusing a request as GraphQL, in German
+#: the reason of a JSON body that is not an object (nor a batch)
+NOT_AN_OBJECT = "The request body must be a JSON object"
+
+#: strawberry's reasons (and ours) for refusing a request as GraphQL, in German
 _REASONS_DE = {
+    NOT_AN_OBJECT: "der Anfragetext muss ein JSON-Objekt sein",
     "No GraphQL query found in the request": "sie enthält keine GraphQL-Abfrage",
     "Unable to parse request body as JSON": "der Anfragetext ist kein gültiges JSON",
     "Unsupported content type": "dieser Content-Type wird nicht unterstützt",

@@ -639,6 +639,14 @@ def test_graphql_limits_and_transport_errors(http: TestClient) -> None:
     assert p["detail"].startswith("Keine GraphQL-Anfrage")
     is_problem(http.post("/graphql", content=b"{}", headers={"content-type": "text/plain"}), 400,
                "BAD_GRAPHQL_REQUEST")
+    # a JSON body that is not an object: strawberry looked a query up in it and failed (a 500)
+    for body in (b'"x"', b"3", b" null", b"true", b"false", b"-1.5e3", b"x"):
+        for lang, said in (("en", "The request body must be a JSON object"),
+                           ("de", "der Anfragetext muss ein JSON-Objekt sein")):
+            p = is_problem(http.post("/graphql", content=body, headers={
+                "content-type": "application/json", "accept-language": lang}), 400,
+                "BAD_GRAPHQL_REQUEST")
+            assert said in p["detail"], p
     # JSON nested deeper than any parser should recurse (stdlib json raised RecursionError: 500)
     deep = b'{"query": "{ variants { id } }", "variables": ' + b"[" * 5000 + b"]" * 5000 + b"}"
     is_problem(http.post("/graphql", content=deep, headers={"content-type": "application/json"}),
