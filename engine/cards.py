@@ -116,18 +116,6 @@ def cards_of(counts: Counts) -> tuple[int, ...]:
     return tuple(out)
 
 
-def codes_of(counts: Counts) -> list[str]:
-    """The multiset's card codes, sorted by card (a hand as the wire writes it)."""
-    codes = _CARD_CODES
-    out: list[str] = []
-    for card in range(len(counts)):
-        n = counts[card]
-        while n > 0:
-            out.append(codes[card])
-            n -= 1
-    return out
-
-
 def naturals_by_rank(h: Counts) -> list[int]:
     """Number of cards of each rank index 0..12 (twos and threes included); unrolled, as it
     runs for every state."""

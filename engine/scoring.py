@@ -42,7 +42,7 @@ class DealScore(NamedTuple):
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "sides": [{"side": s.side, "seats": list(s.seats), "total": s.breakdown["total"],
+            "sides": [{"side": s.side, "seats": list(s.seats), "total": s.total,
                        "breakdown": dict(s.breakdown)} for s in self.sides],
             "scores": list(self.scores),
             "game_over": self.game_over,

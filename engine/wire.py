@@ -22,7 +22,7 @@ from .cards import (
     WILD_RANK,
     Counts,
     card_code,
-    codes_of,
+    cards_of,
     counts_of,
     is_black_three,
     is_real_sequence,
@@ -587,7 +587,7 @@ def state_to_data(state: State) -> Data:
         "options": dict(rules.options),
         "dealer": state.dealer,
         "scores": list(state.scores),
-        "hands": [codes_of(h) if h is not None else {"size": n}
+        "hands": [_codes(cards_of(h)) if h is not None else {"size": n}
                   for h, n in zip(state.hands, state.hand_sizes, strict=True)],
         "melds": [[_meld_data(m) for m in side] for side in state.melds],
         "bonus_cards": [_codes(b) for b in state.bonus],

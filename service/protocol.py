@@ -207,9 +207,6 @@ class HeadWithBody:
     def is_closing(self) -> bool:
         return self.transport.is_closing()
 
-    def get_extra_info(self, name: str, default: Any = None) -> Any:
-        return self.transport.get_extra_info(name, default)
-
 
 class _Stop(Exception):  # noqa: N818 (not an error: stops httptools mid-feed)
     """Raised in a parser callback once the connection has been answered and is closing."""
