@@ -182,6 +182,20 @@ def too_many_operations(lang: str, limit: int = models.MAX_BATCH) -> Answer:
                               "message": detail}])
 
 
+def answer_too_large(lang: str, limit: int, path: str = "") -> Answer:
+    """The 422 problem of an audit or a batch whose answer would be larger than ``limit``
+    bytes (``MAX_BULK_ANSWER_BYTES``); ``path``: the batch operation that passed it."""
+    detail = (f"Die Antwort wäre größer als {limit} Bytes; bitte weniger auf einmal senden."
+              if lang == "de" else
+              f"The answer would be larger than {limit} bytes; send less at once.")
+    return problem(422, "ANSWER_TOO_LARGE", detail, lang,
+                   problems=[{"code": "ANSWER_TOO_LARGE", "path": path, "message": detail}])
+
+
+#: the bytes ``batch_answer`` writes around each operation's answer, at most
+RESULT_FRAME = len(b'{"status":422,"body":},')
+
+
 def batch_operations(body: bytes | str | None, lang: str = "en",
                      limit: int = models.MAX_BATCH) -> list[tuple[str, bytes]] | Answer:
     """A batch's operations, each as its name and its body's JSON text (as sent, when the

@@ -95,6 +95,7 @@ TITLES: dict[str, str] = {
     "TOO_MANY_ACTIONS": "Zu viele Aktionen",
     "TOO_MANY_LEGAL_ACTIONS": "Zu viele erlaubte Aktionen",
     "TOO_MANY_OPERATIONS": "Zu viele Operationen",
+    "ANSWER_TOO_LARGE": "Antwort zu groß",
     "DEAL_RULES_DIFFER": "Andere Regeln in einer Runde",
     "INVALID_STATE": "Ungültiger Spielstand",
     "INVALID_TALLY": "Unmögliche Abrechnung",

@@ -30,7 +30,7 @@ from canasta_referee.schema import handlers
 
 from . import logs, openapi, ui
 from .cache import Cache, Entry
-from .metrics import Metrics
+from .metrics import CONNECTIONS, Metrics
 from .protocol import OVERLOADED, RETRY_AFTER, TIMED_OUT
 from .settings import CACHEABLE, Settings
 
@@ -40,6 +40,8 @@ JSON = "application/json"
 RAW_KEY_BYTES = 16 * 1024
 #: a batch lets the event loop serve other requests after every this many operations
 BATCH_SLICE = 32
+#: the operations with the largest bodies and answers: at most MAX_BULK_IN_FLIGHT at once
+BULK = frozenset({"audit", "batch"})
 PROBLEM = "application/problem+json"
 
 
@@ -191,7 +193,12 @@ class Service:
         rules = self.rules(data) if "state" in data else None
         if not cacheable or rules is None:
             status, answer = handlers.run(op, data, lang, rules, orjson.Fragment, limits)
-            return status, render(answer), uncached
+            content = render(answer)
+            if op == "audit" and len(content) > self.settings.max_bulk_answer_bytes:
+                status, problem = handlers.answer_too_large(lang,
+                                                            self.settings.max_bulk_answer_bytes)
+                content = render(problem)
+            return status, content, uncached
 
         def compute() -> Entry:
             status, answer = handlers.run(op, data, lang, rules, orjson.Fragment, limits)
@@ -214,8 +221,14 @@ class Service:
             return operations[0], render(operations[1]), []
         results: list[tuple[int, bytes]] = []
         tags: list[str] = []
+        cap = self.settings.max_bulk_answer_bytes
+        size = len(b'{"results":[]}')
         for i, (op, raw) in enumerate(operations, 1):
             status, content, cache = await self.answer(op, raw, lang)
+            size += len(content) + handlers.RESULT_FRAME
+            if size > cap:  # the answers so far are dropped: memory stays within the cap
+                status, problem = handlers.answer_too_large(lang, cap, f"/operations/{i - 1}")
+                return status, render(problem), []
             results.append((status, content))
             tags.append(cache or "none")
             if i % BATCH_SLICE == 0:  # let other requests in between (a miss is ~50 µs)
@@ -654,6 +667,8 @@ class Referee(Starlette):
     body_limits: dict[str, int]  # operation: MAX_BODY_BYTES, or its own limit
     graphql: Any  # the GraphQL view (service.graphql), for its plans
     cors: Cors | None
+    bulk_limit: int  # MAX_BULK_IN_FLIGHT
+    bulk: int  # audit and batch requests being read or answered
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] == "POST":
@@ -676,26 +691,37 @@ class Referee(Starlette):
         refusal = (overloaded(lang) if extensions and OVERLOADED in extensions
                    else not_json(lang, media) if media is not None and not json_media(media)
                    else status_problem(413, lang, limit=limit) if length > limit else None)
+        bulk = op in BULK
+        if refusal is None and bulk and self.bulk >= self.bulk_limit:
+            CONNECTIONS.count(CONNECTIONS.shed, "bulk_in_flight")
+            refusal = overloaded(lang)
         if refusal is not None:
             await self.answer(scope, send, refusal, op, origin, start)
             return
-        body = await self.body(scope, receive, send, op, limit, lang, origin, start)
-        if body is None:
-            return
-        cache: str | None
-        try:
-            if op == "batch":
-                status, content, tags = await self.svc.batch(body, lang)
-                cache = ", ".join(tags) or None
-            elif op == "echo":
-                status, content, cache = 200, echo_answer(body), None
-            else:
-                status, content, cache = await self.svc.answer(op, body, lang)
-        except Exception as exc:
-            log.error("unexpected error", exc_info=exc, extra={"fields": {"path": scope["path"]}})
-            await self.answer(scope, send, status_problem(500, lang), op, origin, start)
-            return
-        await self.send(scope, send, status, content, lang, cache, origin, op, start)
+        if bulk:
+            self.bulk += 1
+        try:  # (the bulk count is kept while the body is read and the answer sent)
+            body = await self.body(scope, receive, send, op, limit, lang, origin, start)
+            if body is None:
+                return
+            cache: str | None
+            try:
+                if op == "batch":
+                    status, content, tags = await self.svc.batch(body, lang)
+                    cache = ", ".join(tags) or None
+                elif op == "echo":
+                    status, content, cache = 200, echo_answer(body), None
+                else:
+                    status, content, cache = await self.svc.answer(op, body, lang)
+            except Exception as exc:
+                log.error("unexpected error", exc_info=exc,
+                          extra={"fields": {"path": scope["path"]}})
+                await self.answer(scope, send, status_problem(500, lang), op, origin, start)
+                return
+            await self.send(scope, send, status, content, lang, cache, origin, op, start)
+        finally:
+            if bulk:
+                self.bulk -= 1
 
     async def body(self, scope: Scope, receive: Receive, send: Send, op: str, limit: int,
                    lang: str, origin: bytes | None, start: float) -> bytes | None:
@@ -880,4 +906,5 @@ def create_app(settings: Settings | None = None) -> Starlette:
                        for path, op in {**operations, "/graphql": "graphql"}.items()}
     app.graphql = view
     app.cors = Cors(app, settings.cors_origins) if settings.cors_origins else None
+    app.bulk_limit, app.bulk = settings.max_bulk_in_flight, 0
     return app

@@ -4,7 +4,9 @@ settings let it hold at most, whatever the clients send.
     python -m canasta_referee.service.budget                 # the budget of the settings in use
     python -m canasta_referee.service.budget --in-flight 32  # with another number in flight
 
-    budget = baseline + cache + one computation + in flight × (2 × MAX_BODY_BYTES + largest answer)
+    budget = baseline + cache + one computation
+             + MAX_IN_FLIGHT × (2 × MAX_BODY_BYTES + largest answer)
+             + MAX_BULK_IN_FLIGHT × (2 × the largest audit or batch body + MAX_BULK_ANSWER_BYTES)
 
 - ``baseline``: a worker after start-up and a first request of each kind (measured 60 MiB,
   Python engine, CPython 3.11, x86-64), with room for the allocator's own growth.
@@ -17,8 +19,11 @@ settings let it hold at most, whatever the clients send.
   MAX_PROBLEMS errors plus one card list's, ``schema.models.ErrorBudget``).
 - in flight: each request being received or answered holds its body (twice while Starlette
   joins its chunks) and its answer, the largest of which MAX_PROBLEMS and MAX_LEGAL_ACTIONS
-  bound. How many are in flight is not bounded by this service's settings: ``IN_FLIGHT`` is
-  the budget's assumption until a limit on requests in flight per worker exists.
+  bound; ``MAX_IN_FLIGHT`` bounds how many (``IN_FLIGHT`` is assumed when it is 0: no limit).
+- bulk: audits and batches have bodies of their own limits (``MAX_AUDIT_BODY_BYTES``,
+  ``MAX_BATCH_BODY_BYTES``) and answers up to ``MAX_BULK_ANSWER_BYTES`` (a batch of 256
+  answers, or an audit's events and states); ``MAX_BULK_IN_FLIGHT`` of them at most are read
+  or answered at once.
 
 The constants were measured on the project's 2-core development machine: resident memory from
 /proc (``bench/attack.py``), allocations with tracemalloc (``tests/test_service_cache.py`` checks
@@ -51,7 +56,7 @@ ANSWER_PER_PROBLEM = 2_200
 ANSWER_PER_ACTION = 120
 #: any other answer: a valid state (at most 162 cards) and its events, a score, a verdict
 OTHER_ANSWER = 16 * 1024
-#: requests in flight per worker the budget assumes (connections answered at once)
+#: requests in flight per worker the budget assumes when MAX_IN_FLIGHT is 0 (no limit)
 IN_FLIGHT = 64
 #: with WORKERS > 1: uvicorn's supervisor and multiprocessing's helper process (measured 38
 #: and 15 MiB)
@@ -65,10 +70,11 @@ class Budget(NamedTuple):
     cache: int
     compute: int
     in_flight: int
+    bulk: int
 
     @property
     def total(self) -> int:
-        return self.baseline + self.cache + self.compute + self.in_flight
+        return self.baseline + self.cache + self.compute + self.in_flight + self.bulk
 
 
 def largest_answer(settings: Settings) -> int:
@@ -86,26 +92,45 @@ def cache_bound(settings: Settings) -> int:
     return min(settings.cache_max_bytes, settings.cache_size * entry)
 
 
-def budget(settings: Settings, in_flight: int = IN_FLIGHT) -> Budget:
-    """The memory budget of one worker with these settings and ``in_flight`` requests."""
+def in_flight_of(settings: Settings) -> int:
+    """Requests a worker reads or answers at once: ``MAX_IN_FLIGHT``, or ``IN_FLIGHT`` when it
+    is 0 (no limit)."""
+    return settings.max_in_flight or IN_FLIGHT
+
+
+def bulk_bound(settings: Settings) -> int:
+    """What the audits and batches in flight hold at most: each its body (twice while it is
+    joined) and its answer."""
+    body = max(settings.max_audit_body_bytes, settings.max_batch_body_bytes)
+    return settings.max_bulk_in_flight * (2 * body + settings.max_bulk_answer_bytes)
+
+
+def budget(settings: Settings, in_flight: int | None = None) -> Budget:
+    """The memory budget of one worker with these settings (``in_flight``: requests in flight
+    instead of ``MAX_IN_FLIGHT``)."""
     per_request = 2 * settings.max_body_bytes + largest_answer(settings)
+    if in_flight is None:
+        in_flight = in_flight_of(settings)
     return Budget(BASELINE, int(cache_bound(settings) * CACHE_RSS_FACTOR), COMPUTE_PEAK,
-                  in_flight * per_request)
+                  in_flight * per_request, bulk_bound(settings))
 
 
-def for_workers(settings: Settings, in_flight: int = IN_FLIGHT) -> int:
+def for_workers(settings: Settings, in_flight: int | None = None) -> int:
     """The budget of a whole server: ``WORKERS`` workers, and their supervisor when there are
     several."""
     return budget(settings, in_flight).total * settings.workers + (
         SUPERVISOR if settings.workers > 1 else 0)
 
 
-def report(settings: Settings, in_flight: int = IN_FLIGHT) -> str:
-    """The budget as ``python -m canasta_referee.service.budget`` prints it (docs/operations.md quotes it)."""
+def report(settings: Settings, in_flight: int | None = None) -> str:
+    """The budget as ``python -m canasta_referee.service.budget`` prints it (docs/operations.md
+    quotes it)."""
     b = budget(settings, in_flight)
+    n = in_flight_of(settings) if in_flight is None else in_flight
     lines = [f"{name:>22}: {value / MIB:6.1f} MiB" for name, value in (
         ("baseline", b.baseline), ("cache", b.cache), ("one computation", b.compute),
-        (f"{in_flight} in flight", b.in_flight), ("a worker", b.total),
+        (f"{n} in flight", b.in_flight),
+        (f"{settings.max_bulk_in_flight} audits/batches", b.bulk), ("a worker", b.total),
         (f"WORKERS={settings.workers}", for_workers(settings, in_flight)))]
     return "\n".join(lines) + "\n"
 
@@ -114,8 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m canasta_referee.service.budget",
                                      description="The memory budget of one worker with the "
                                      "settings in the environment.")
-    parser.add_argument("--in-flight", type=int, default=IN_FLIGHT,
-                        help=f"requests in flight per worker (default {IN_FLIGHT})")
+    parser.add_argument("--in-flight", type=int, default=None,
+                        help="requests in flight per worker (default: MAX_IN_FLIGHT)")
     args = parser.parse_args(argv)
     try:
         settings = Settings.from_env()

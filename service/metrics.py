@@ -144,8 +144,9 @@ class ConnectionMetrics:
                               "(idle, closed for a new one past MAX_CONNECTIONS), `refused` (past "
                               "MAX_CONNECTIONS and its reserve).", ("reason",), registry=r)
         self.shed = Counter("canasta_requests_shed", "Requests answered 503 OVERLOADED before "
-                            "the app ran them, by reason: `in_flight` (MAX_IN_FLIGHT), "
-                            "`connections` (past MAX_CONNECTIONS).", ("reason",), registry=r)
+                            "their body was read, by reason: `in_flight` (MAX_IN_FLIGHT), "
+                            "`connections` (past MAX_CONNECTIONS), `bulk_in_flight` (an audit "
+                            "or batch past MAX_BULK_IN_FLIGHT).", ("reason",), registry=r)
         self.open = Gauge("canasta_connections_open", "Open HTTP connections of this process.",
                           registry=r)
         self.in_flight = Gauge("canasta_requests_in_flight", "Requests of this process being "

@@ -57,6 +57,13 @@ DOCS: dict[str, str] = {
     "MAX_BATCH": "Most operations in one `POST /v1/batch` (at most 256, the wire bound); more "
                  "get 422 `TOO_MANY_OPERATIONS`.",
     "MAX_BATCH_BODY_BYTES": "Largest body of `POST /v1/batch`; larger ones get 413.",
+    "MAX_BULK_IN_FLIGHT": "`POST /v1/audit` and `POST /v1/batch` requests per worker being read "
+                          "or answered at once (theirs are the largest bodies and answers); past "
+                          "it one gets 503 `OVERLOADED` with `Retry-After: 1` before its body "
+                          "is read.",
+    "MAX_BULK_ANSWER_BYTES": "Largest answer of `POST /v1/audit` or `POST /v1/batch`; one that "
+                             "would be larger gets 422 `ANSWER_TOO_LARGE` instead (a batch "
+                             "stops at the operation that passes it).",
     "CACHE_SIZE": "Answers in the in-process LRU tier, each under its exact request bytes. "
                   "0: no in-process tier.",
     "CACHE_MAX_BYTES": "Bytes the in-process tier may hold (answers, their keys and a fixed "
@@ -195,6 +202,8 @@ class Settings:
     max_audit_actions: int = 20_000
     max_batch: int = 256
     max_batch_body_bytes: int = 1024 * 1024
+    max_bulk_in_flight: int = 4
+    max_bulk_answer_bytes: int = 2 * 1024 * 1024
     cache_size: int = 4096
     cache_max_bytes: int = 64 * 1024 * 1024
     cache_max_entry_bytes: int = 128 * 1024
@@ -258,6 +267,8 @@ class Settings:
             ("MAX_AUDIT_ACTIONS", self.max_audit_actions, 1, None),
             ("MAX_BATCH", self.max_batch, 1, 256),
             ("MAX_BATCH_BODY_BYTES", self.max_batch_body_bytes, 1024, None),
+            ("MAX_BULK_IN_FLIGHT", self.max_bulk_in_flight, 1, None),
+            ("MAX_BULK_ANSWER_BYTES", self.max_bulk_answer_bytes, 64 * 1024, None),
             ("CACHE_SIZE", self.cache_size, 0, None),
             ("MAX_HEADER_BYTES", self.max_header_bytes, 1024, None),
             ("MAX_CONNECTIONS", self.max_connections, 1, None),

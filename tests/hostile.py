@@ -87,6 +87,30 @@ def graphql_validate_absurd(n: int) -> tuple[str, bytes]:
                                      "variables": {"s": _scored(absurd_state(), n)}})
 
 
+def batch_big_answers(n: int) -> tuple[str, bytes]:
+    """A batch of 256 validate operations on states of 400 bad card codes each (0.6 MB):
+    their answers would be 2.2 MB, past MAX_BULK_ANSWER_BYTES (422 ANSWER_TOO_LARGE)."""
+    state = _scored({**EXAMPLE_STATE, "hands": [["XX"] * 100] * 4}, n)
+    return "/v1/batch", orjson.dumps(
+        {"operations": [{"op": "validate", "body": {"state": state}}] * 256})
+
+
+@functools.cache
+def _game_log() -> Data:
+    from canasta_referee.engine import rules_for
+
+    from .games import game
+
+    return game(rules_for("classic"), 1).log
+
+
+def audit_padded(n: int) -> tuple[str, bytes]:
+    """A whole game's log (667 actions, 26.5 KB) padded with spaces to 2 MB, just under
+    MAX_AUDIT_BODY_BYTES: the largest body any request may have."""
+    log = orjson.dumps({**_game_log(), "scores": [n % 1_000_000, 0]})
+    return "/v1/audit", log[:-1] + b" " * (2 * 1024 * 1024 - 64 - len(log)) + b"}"
+
+
 KINDS: dict[str, Callable[[int], tuple[str, bytes]]] = {
     "validate-absurd": validate_absurd,
     "legal-actions-absurd": legal_actions_absurd,
@@ -94,6 +118,8 @@ KINDS: dict[str, Callable[[int], tuple[str, bytes]]] = {
     "legal-actions-full-hand": legal_actions_full_hand,
     "validate-malformed": validate_malformed,
     "graphql-validate-absurd": graphql_validate_absurd,
+    "batch-big-answers": batch_big_answers,
+    "audit-padded": audit_padded,
 }
 
 

@@ -203,7 +203,8 @@ def http_codes() -> set[str]:
     from canasta_referee.service import app
 
     codes = {code for code, _, _ in app._STATUS_TEXT.values()}
-    codes |= {"MALFORMED_REQUEST", "TOO_MANY_ACTIONS", "TOO_MANY_OPERATIONS", "ILLEGAL_ACTION"}
+    codes |= {"MALFORMED_REQUEST", "TOO_MANY_ACTIONS", "TOO_MANY_OPERATIONS", "ILLEGAL_ACTION",
+              "ANSWER_TOO_LARGE"}
     codes |= {handlers._field_code(t) for t in ("card_code", "rank", "json_invalid", "missing",
                                                   "extra_forbidden", "anything else")}
     return codes

@@ -223,6 +223,9 @@ def test_every_top_level_engine_problem_has_a_german_title_and_detail(http: Test
                                             "deals": [{"state": EXAMPLE_STATE}]}),
         "TOO_MANY_OPERATIONS": ("/v1/batch", {"operations": [{"op": "validate",
                                                               "body": {}}] * 257}),
+        # 256 answers of 100 problems each: 2.2 MB, past MAX_BULK_ANSWER_BYTES
+        "ANSWER_TOO_LARGE": ("/v1/batch", {"operations": [{"op": "validate", "body": {
+            "state": {**EXAMPLE_STATE, "hands": [["XX"] * 100] * 4}}}] * 256}),
     }
     for code, (path, body) in cases.items():
         en = http.post(path, json=body, headers=EN).json()
