@@ -183,7 +183,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A game log replayed deal by deal: whether every action was legal (else the first that was not, and why), each deal's final state, events and score, the game scores carried from deal to deal, and whether the scores the log records agree. Bodies up to `MAX_AUDIT_BODY_BYTES`, at most `MAX_AUDIT_ACTIONS` actions. */
+        /** A game log replayed deal by deal: whether every action was legal (else the first that was not, and why), each deal's final state, events and score, the game scores carried from deal to deal, and whether the scores the log records agree. Bodies up to `MAX_AUDIT_BODY_BYTES`, at most `MAX_AUDIT_ACTIONS` actions; an answer larger than `MAX_BULK_ANSWER_BYTES` is refused (422 `ANSWER_TOO_LARGE`). At most `MAX_BULK_IN_FLIGHT` audits and batches at once per worker (else 503 `OVERLOADED`). */
         post: operations["audit"];
         delete?: never;
         options?: never;
@@ -217,7 +217,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Operations answered in order, each with the status and body its single request gets, from the same cache (`X-Cache` lists each one's tag, in order: `hit`, `miss`, `bypass`, or `none` when not cached); a bad operation does not fail the others. At most `MAX_BATCH` operations, bodies up to `MAX_BATCH_BODY_BYTES`. */
+        /** Operations answered in order, each with the status and body its single request gets, from the same cache (`X-Cache` lists each one's tag, in order: `hit`, `miss`, `bypass`, or `none` when not cached); a bad operation does not fail the others. At most `MAX_BATCH` operations, bodies up to `MAX_BATCH_BODY_BYTES`; answers that together pass `MAX_BULK_ANSWER_BYTES` refuse the batch (422 `ANSWER_TOO_LARGE`, at the operation that passed it). At most `MAX_BULK_IN_FLIGHT` audits and batches at once per worker (else 503 `OVERLOADED`). */
         post: operations["batch"];
         delete?: never;
         options?: never;
