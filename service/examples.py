@@ -24,6 +24,7 @@ from canasta_referee.schema.models import (
     EXAMPLE_STATE,
 )
 
+from .protocol import RETRY_AFTER
 from .settings import Settings
 
 
@@ -224,10 +225,23 @@ def answers() -> dict[str, dict[str, tuple[int, dict[str, Any]]]]:
 def body_too_large(path: str = "") -> dict[str, Any]:
     """The 413 problem of a body over the default limit of ``path``: ``MAX_BODY_BYTES``, or
     the path's own (``Settings.body_limits``)."""
+    settings = Settings()
+    return _status_problem(413, limit=settings.body_limits.get(path, settings.max_body_bytes))
+
+
+def _status_problem(status: int, **fmt: Any) -> dict[str, Any]:
     from .app import status_problem  # the app imports this module's users
 
-    settings = Settings()
-    limit = settings.body_limits.get(path, settings.max_body_bytes)
-    response = status_problem(413, "en", limit=limit)
-    answer: dict[str, Any] = json.loads(bytes(response.body))
+    answer: dict[str, Any] = json.loads(bytes(status_problem(status, "en", **fmt).body))
     return answer
+
+
+def not_json(media: str = "text/plain") -> dict[str, Any]:
+    """The 415 problem of a body sent with ``Content-Type: text/plain``."""
+    return _status_problem(415, media=media)
+
+
+def overloaded() -> dict[str, Any]:
+    """The 503 problem of a request past ``MAX_IN_FLIGHT`` (or, for audits and batches,
+    ``MAX_BULK_IN_FLIGHT``)."""
+    return _status_problem(503, seconds=RETRY_AFTER)

@@ -20,11 +20,16 @@ from canasta_referee import engine
 from canasta_referee.schema import models as m
 
 from . import examples
+from .protocol import RETRY_AFTER
 from .settings import Settings
 
 REF = "#/components/schemas/{model}"
 COMMITTED = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"
 STATE_SCHEMA = COMMITTED.parent.parent / "clients" / "json-schema" / "state.schema.json"
+
+#: the error statuses of every POST operation: a body over its limit, a body that is not JSON,
+#: a request the referee refuses, a worker with more work than its limits let it take
+POSTED = (413, 415, 422, 503)
 
 # path, method, operation id, summary, request model, 200 model, cached, error statuses
 ROUTES: list[tuple[str, str, str, str, type[BaseModel] | None, type[BaseModel] | None, bool,
@@ -34,40 +39,40 @@ ROUTES: list[tuple[str, str, str, str, type[BaseModel] | None, type[BaseModel] |
     ("/v1/variants/{id}", "get", "variant", "A ruleset's complete rule table.", None,
      m.VariantDetail, False, (404,)),
     ("/v1/deal", "post", "deal", "A fresh deal, fully known, reproducible from seed.",
-     m.DealRequest, m.DealResponse, False, (413, 422)),
+     m.DealRequest, m.DealResponse, False, POSTED),
     ("/v1/validate", "post", "validate", "Every problem of a state, each with its JSON path.",
-     m.StateRequest, m.ValidateResponse, True, (413, 422)),
+     m.StateRequest, m.ValidateResponse, True, POSTED),
     ("/v1/legal-actions", "post", "legal-actions", "The actions the seat to move may take now.",
-     m.StateRequest, m.LegalActionsResponse, True, (413, 422)),
+     m.StateRequest, m.LegalActionsResponse, True, POSTED),
     ("/v1/check", "post", "check", "Whether the actions are legal in order; if not, the first "
      "illegal one and why (a legal 'no' is a 200).", m.ActionsRequest, m.CheckResponse, True,
-     (413, 422)),
+     POSTED),
     ("/v1/apply", "post", "apply", "The state after the actions, and what happened; an illegal "
      "action is a 422 problem (code ILLEGAL_ACTION) with its index and reason.",
-     m.ActionsRequest, m.ApplyResponse, True, (413, 422)),
+     m.ActionsRequest, m.ApplyResponse, True, POSTED),
     ("/v1/score", "post", "score", "The deal's score per side, the new game scores, whether the "
      "game is over, the winner and the next initial-meld minimums.", m.StateRequest,
-     m.ScoreResponse, True, (413, 422)),
+     m.ScoreResponse, True, POSTED),
     ("/v1/score/tally", "post", "score-tally", "A finished deal's score from a score pad's "
      "counts per side (points melded and left in hand, canastas by kind, threes, going out, "
      "the variant's penalties), as score scores a state; an impossible tally is a 422 problem "
      "(code INVALID_TALLY) with every problem and its JSON pointer. Not cached.",
-     m.TallyRequest, m.ScoreResponse, False, (413, 422)),
+     m.TallyRequest, m.ScoreResponse, False, POSTED),
     ("/v1/game", "post", "game", "A game so far from its rounds (tallies or final states): the "
      "running totals and the initial-meld minimums per round, whether the game is over and "
      "the winner; a record that contradicts itself is a 422 problem (code INVALID_LEDGER) "
      "naming each round and why. Not cached.", m.GameRequest, m.GameResponse, False,
-     (413, 422)),
+     POSTED),
     ("/v1/audit", "post", "audit", "A game log replayed deal by deal: whether every action was "
      "legal (else the first that was not, and why), each deal's final state, events and score, "
      "the game scores carried from deal to deal, and whether the scores the log records agree. "
      "Bodies up to `MAX_AUDIT_BODY_BYTES`, at most `MAX_AUDIT_ACTIONS` actions; an answer "
      "larger than `MAX_BULK_ANSWER_BYTES` is refused (422 `ANSWER_TOO_LARGE`). At most "
      "`MAX_BULK_IN_FLIGHT` audits and batches at once per worker (else 503 `OVERLOADED`).",
-     m.AuditRequest, m.AuditResponse, False, (413, 422)),
+     m.AuditRequest, m.AuditResponse, False, POSTED),
     ("/v1/view", "post", "view", "The state as one seat sees it: other hands and the stock by "
      "their size, the pile by its top card, size and whether it is frozen.", m.ViewRequest,
-     m.ViewResponse, False, (413, 422)),
+     m.ViewResponse, False, POSTED),
     ("/v1/batch", "post", "batch", "Operations answered in order, each with the status and body "
      "its single request gets, from the same cache (`X-Cache` lists each one's tag, in order: "
      "`hit`, `miss`, `bypass`, or `none` when not cached); a bad operation does not fail the "
@@ -75,14 +80,19 @@ ROUTES: list[tuple[str, str, str, str, type[BaseModel] | None, type[BaseModel] |
      "that together pass `MAX_BULK_ANSWER_BYTES` refuse the batch (422 `ANSWER_TOO_LARGE`, "
      "at the operation that passed it). At most `MAX_BULK_IN_FLIGHT` audits and batches at "
      "once per worker (else 503 `OVERLOADED`).",
-     m.BatchRequest, m.BatchResponse, False, (413, 422)),
+     m.BatchRequest, m.BatchResponse, False, POSTED),
 ]
 
 _STATUS = {200: "The answer.", 404: "No such variant (problem document).",
            413: "The body is larger than `MAX_BODY_BYTES` (problem document; the example is "
                 "the default limit's).",
+           415: "The body's `Content-Type` is not JSON (`application/json` or another "
+                "`application/*+json`; problem document `UNSUPPORTED_MEDIA_TYPE`).",
            422: "Malformed request, or a request the engine cannot answer (problem document; "
-                "`code` is stable, `problems` carry JSON pointers)."}
+                "`code` is stable, `problems` carry JSON pointers).",
+           503: "The worker has more requests in flight than `MAX_IN_FLIGHT` (audits and "
+                "batches: `MAX_BULK_IN_FLIGHT`): try again after `Retry-After` seconds (problem "
+                "document `OVERLOADED`; the body is not read)."}
 
 DESCRIPTION = """A stateless rules referee for the Canasta family of card games.
 
@@ -135,6 +145,10 @@ def _responses(op: str, answer_ref: dict[str, Any], problem_ref: dict[str, Any],
     if 413 in errors:
         by_status[413] = {"bodyTooLarge": ("A body over the limit",
                                            examples.body_too_large(f"/v1/{op}"))}
+    if 415 in errors:
+        by_status[415] = {"notJson": ("A body sent as text/plain", examples.not_json())}
+    if 503 in errors:
+        by_status[503] = {"overloaded": ("A worker with too much to do", examples.overloaded())}
     assert set(by_status) == {200, *errors}, (op, sorted(by_status), errors)
     ok: dict[str, Any] = {"description": _STATUS[200], "content": {"application/json": {
         "schema": answer_ref, "examples": _named(by_status[200])}}}
@@ -148,6 +162,10 @@ def _responses(op: str, answer_ref: dict[str, Any], problem_ref: dict[str, Any],
         responses[str(status)] = {"description": _STATUS[status], "content": {
             "application/problem+json": {"schema": problem_ref,
                                          "examples": _named(by_status[status])}}}
+    if 503 in errors:
+        responses["503"]["headers"] = {"Retry-After": {
+            "description": "Seconds to wait before trying again.",
+            "schema": {"type": "integer", "examples": [RETRY_AFTER]}}}
     return responses
 
 

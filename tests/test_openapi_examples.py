@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import re
+import socket
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -71,7 +73,8 @@ def server() -> Iterator[httpx.Client]:
 
 def test_every_documented_answer_is_checked_here() -> None:
     """Each request example is answered under exactly one status, and every answer example is
-    one of them, a 413 or a GET answer: the tests below compare all of them."""
+    one of them, a 413, 415 or 503 problem or a GET answer: the tests below compare all of
+    them."""
     ops = {(p, m) for p, m, _, _ in REQUESTS}
     posts = {(p, "post") for p, item in DOCUMENT["paths"].items() if "post" in item}
     assert len(posts) >= 6 and len(REQUESTS) >= 15, sorted(ops)
@@ -81,8 +84,9 @@ def test_every_documented_answer_is_checked_here() -> None:
         statuses = [s for (p, m, s, n) in ANSWERS if (p, m, n) == (path, method, name)]
         assert len(statuses) == 1, f"{method} {path} example {name!r} is answered under {statuses}"
         answered.add((path, method, statuses[0], name))
-    too_large = {key for key in ANSWERS if key[2] == "413"}
-    assert too_large and set(ANSWERS) == answered | too_large | GET_ANSWERS
+    refused = {key for key in ANSWERS if key[2] in ("413", "415", "503")}
+    assert {s for _, _, s, _ in refused} == {"413", "415", "503"}
+    assert set(ANSWERS) == answered | refused | GET_ANSWERS
 
 
 @pytest.mark.parametrize(("path", "method", "name", "request_example"), REQUESTS,
@@ -151,3 +155,41 @@ def _sample(text: str, series: str) -> float:
         if line.startswith(series + " "):
             return float(line.rsplit(" ", 1)[1])
     return 0.0
+
+
+def test_bodies_that_are_not_json_get_the_documented_problem(server: httpx.Client) -> None:
+    documented = [(path, answer) for (path, _, status, _), answer in ANSWERS.items()
+                  if status == "415"]
+    assert len(documented) == len(posted())
+    for path, answer in documented:
+        r = server.post(path, content=b"{}", headers={"content-type": "text/plain"})
+        assert r.status_code == 415 and r.json() == answer, (path, r.text[:300])
+
+
+def posted() -> set[str]:
+    return {p for p, item in DOCUMENT["paths"].items() if "post" in item}
+
+
+def test_a_worker_past_its_limit_gives_the_documented_overload_problem() -> None:
+    """With MAX_IN_FLIGHT=1 and one request whose body is still coming, every POST operation
+    is answered 503 at once, with the documented problem and ``Retry-After``."""
+    documented = {path: answer for (path, _, status, _), answer in ANSWERS.items()
+                  if status == "503"}
+    assert set(documented) == posted()
+    service = Service({"MAX_IN_FLIGHT": "1", "BODY_TIMEOUT": "30"}).start()
+    held = socket.create_connection(("127.0.0.1", service.port), timeout=10)
+    try:
+        held.sendall(b"POST /v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                     b"application/json\r\nContent-Length: 1000\r\n\r\n{")
+        time.sleep(0.3)  # (its headers reach the worker)
+        header = DOCUMENT["paths"]["/v1/check"]["post"]["responses"]["503"]["headers"]
+        with httpx.Client(base_url=service.url, timeout=10) as client:
+            for path, answer in sorted(documented.items()):
+                r = client.post(path, content=b"{}",
+                                headers={"content-type": "application/json"})
+                assert r.status_code == 503 and r.json() == answer, (path, r.text[:300])
+                assert r.headers["retry-after"] == str(
+                    header["Retry-After"]["schema"]["examples"][0])
+    finally:
+        held.close()
+        service.stop()
