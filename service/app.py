@@ -128,6 +128,17 @@ class Service:
         self.limits = handlers.Limits(settings.max_problems, settings.max_legal_actions)
         #: per operation, as ``mode`` finds it
         self.modes: dict[str, tuple[bool, bool, str | None]] = {}
+        #: audits and batches being read or answered (REST) or resolved (GraphQL)
+        self.bulk = 0
+
+    def bulk_slot(self) -> bool:
+        """Take a slot for an audit or a batch: False (counted as shed) when
+        ``MAX_BULK_IN_FLIGHT`` are taken; the caller gives it back (``self.bulk -= 1``)."""
+        if self.bulk >= self.settings.max_bulk_in_flight:
+            CONNECTIONS.count(CONNECTIONS.shed, "bulk_in_flight")
+            return False
+        self.bulk += 1
+        return True
 
     def mode(self, op: str) -> tuple[bool, bool, str | None]:
         """Whether ``op``'s answers go to Redis, whether they are cached, and their
@@ -667,8 +678,6 @@ class Referee(Starlette):
     body_limits: dict[str, int]  # operation: MAX_BODY_BYTES, or its own limit
     graphql: Any  # the GraphQL view (service.graphql), for its plans
     cors: Cors | None
-    bulk_limit: int  # MAX_BULK_IN_FLIGHT
-    bulk: int  # audit and batch requests being read or answered
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] == "POST":
@@ -692,14 +701,11 @@ class Referee(Starlette):
                    else not_json(lang, media) if media is not None and not json_media(media)
                    else status_problem(413, lang, limit=limit) if length > limit else None)
         bulk = op in BULK
-        if refusal is None and bulk and self.bulk >= self.bulk_limit:
-            CONNECTIONS.count(CONNECTIONS.shed, "bulk_in_flight")
+        if refusal is None and bulk and not self.svc.bulk_slot():
             refusal = overloaded(lang)
         if refusal is not None:
             await self.answer(scope, send, refusal, op, origin, start)
             return
-        if bulk:
-            self.bulk += 1
         try:  # (the bulk count is kept while the body is read and the answer sent)
             body = await self.body(scope, receive, send, op, limit, lang, origin, start)
             if body is None:
@@ -721,7 +727,7 @@ class Referee(Starlette):
             await self.send(scope, send, status, content, lang, cache, origin, op, start)
         finally:
             if bulk:
-                self.bulk -= 1
+                self.svc.bulk -= 1
 
     async def body(self, scope: Scope, receive: Receive, send: Send, op: str, limit: int,
                    lang: str, origin: bytes | None, start: float) -> bytes | None:
@@ -906,5 +912,4 @@ def create_app(settings: Settings | None = None) -> Starlette:
                        for path, op in {**operations, "/graphql": "graphql"}.items()}
     app.graphql = view
     app.cors = Cors(app, settings.cors_origins) if settings.cors_origins else None
-    app.bulk_limit, app.bulk = settings.max_bulk_in_flight, 0
     return app

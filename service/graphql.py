@@ -431,6 +431,14 @@ def _problem(d: Data) -> Problem:
                    index=d.get("index"))
 
 
+def _overloaded(lang: str) -> Problem:
+    """OVERLOADED (503) for an audit or a batch past ``MAX_BULK_IN_FLIGHT``: as REST refuses
+    one, but as a member of the field's result union."""
+    from .app import overloaded
+
+    return _problem(orjson.loads(bytes(overloaded(lang).body)))
+
+
 def _action(a: Data) -> Action:
     return Action(type=a["type"], seat=a.get("seat"), cards=a.get("cards"), card=a.get("card"),
                   rank=a.get("rank"), allow=a.get("allow"))
@@ -612,7 +620,13 @@ class Query:
                                   "legal, each deal's final state, events and score, the game "
                                   "scores, and whether the scores the log records agree.")
     async def audit(self, info: strawberry.Info, log: JSON) -> AuditResult:
-        status, d = await _ask(info, "audit", log)
+        svc: Service = info.context["svc"]
+        if not svc.bulk_slot():
+            return _overloaded(info.context["lang"])
+        try:
+            status, d = await _ask(info, "audit", log)
+        finally:
+            svc.bulk -= 1
         return _audit(d) if status == 200 else _problem(d)
 
     @strawberry.field(description="The state as one seat sees it: other hands and the stock by "
@@ -635,7 +649,12 @@ class Query:
             from canasta_referee.schema import handlers
 
             return _problem(handlers.too_deep(lang)[1])
-        status, content, _ = await svc.batch(raw, lang)
+        if not svc.bulk_slot():
+            return _overloaded(lang)
+        try:
+            status, content, _ = await svc.batch(raw, lang)
+        finally:
+            svc.bulk -= 1
         d: Data = orjson.loads(content)
         if status != 200:
             return _problem(d)

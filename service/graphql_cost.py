@@ -17,8 +17,10 @@ past any of these limits:
   ``apply``): 1 + the cards in the hand of the seat to move in its ``state`` + a quarter of the
   actions it is given. A legal-action list grows with that hand (a 151-card hand: 1,199
   actions, typed in about 45 ms: some 0.3 ms a card), a check or apply with its actions (200
-  legal ones: about 20 ms, 0.1 ms each). Per root ``__schema``: ``SCHEMA_COST``. Root fields
-  with the same response name count once (GraphQL merges them into one call).
+  legal ones: about 20 ms, 0.1 ms each). Per root ``__schema``: ``SCHEMA_COST``. Per root
+  ``batch`` or ``audit``: ``BULK_COST`` (their answers are the largest: up to
+  ``MAX_BULK_ANSWER_BYTES`` each, parsed into the typed result). Root fields with the same
+  response name count once (GraphQL merges them into one call).
 
 Fields, repeats and aliases are summed over the whole document (every operation and fragment is
 validated); the cost is that of the costliest operation (one is run).
@@ -49,6 +51,10 @@ ACTION_FIELDS = frozenset({"legalActions", "check", "apply"})
 #: the cost of a root ``__schema``: an introspection of the whole schema (GraphiQL's query runs
 #: about 17 ms, a little longer than a typed legal-action list of a 50-card hand)
 SCHEMA_COST = 100
+#: the cost of a root ``batch`` or ``audit``: with the default GRAPHQL_MAX_COST (250), two in
+#: one query (eight aliased batches of 100 validate operations held 45 MiB while answered)
+BULK_COST = 100
+BULK_FIELDS = frozenset({"batch", "audit"})
 
 
 @dataclass(frozen=True)
@@ -183,6 +189,9 @@ def _cost(roots: tuple[FieldNode, ...], variables: dict[str, Any] | None) -> int
         if node.name.value == "__schema":
             total += SCHEMA_COST
             continue
+        if node.name.value in BULK_FIELDS:
+            total += BULK_COST
+            continue
         args: dict[str, Any] = {}
         for arg in node.arguments or ():
             value = arg.value
@@ -203,7 +212,7 @@ def _cost(roots: tuple[FieldNode, ...], variables: dict[str, Any] | None) -> int
 class Measured:
     """A document's limits exceeded whatever the variables (``static``), and what the cost
     reads: per operation, its root fields that cost (``legalActions``, ``check``, ``apply``,
-    ``__schema``)."""
+    ``__schema``, ``batch``, ``audit``)."""
 
     static: tuple[Exceeded, ...]
     roots: tuple[tuple[FieldNode, ...], ...]
@@ -228,7 +237,8 @@ def measure(document: DocumentNode, limits: Limits) -> Measured:
     try:
         shapes = [walk.selections(operation.selection_set, 0) for operation in operations]
         roots = tuple(tuple(node for node in shape.first.values()
-                            if node.name.value in ACTION_FIELDS or node.name.value == "__schema")
+                            if node.name.value in ACTION_FIELDS or node.name.value == "__schema"
+                            or node.name.value in BULK_FIELDS)
                       for shape in shapes)
         # a fragment no operation spreads is validated all the same: measured on its own
         shapes += [walk.fragment(name, 0) for name in walk.fragments if name not in walk.done]

@@ -145,11 +145,7 @@ def _responses(op: str, answer_ref: dict[str, Any], problem_ref: dict[str, Any],
     if 413 in errors:
         by_status[413] = {"bodyTooLarge": ("A body over the limit",
                                            examples.body_too_large(f"/v1/{op}"))}
-    if 415 in errors:
-        by_status[415] = {"notJson": ("A body sent as text/plain", examples.not_json())}
-    if 503 in errors:
-        by_status[503] = {"overloaded": ("A worker with too much to do", examples.overloaded())}
-    assert set(by_status) == {200, *errors}, (op, sorted(by_status), errors)
+    assert set(by_status) == {200, *errors} - set(SHARED), (op, sorted(by_status), errors)
     ok: dict[str, Any] = {"description": _STATUS[200], "content": {"application/json": {
         "schema": answer_ref, "examples": _named(by_status[200])}}}
     if cached:
@@ -159,14 +155,30 @@ def _responses(op: str, answer_ref: dict[str, Any], problem_ref: dict[str, Any],
             "schema": {"type": "string", "enum": ["hit", "miss", "bypass"]}}}
     responses: dict[str, Any] = {"200": ok}
     for status in errors:
+        if status in SHARED:
+            responses[str(status)] = {"$ref": f"#/components/responses/{SHARED[status]}"}
+            continue
         responses[str(status)] = {"description": _STATUS[status], "content": {
             "application/problem+json": {"schema": problem_ref,
                                          "examples": _named(by_status[status])}}}
-    if 503 in errors:
-        responses["503"]["headers"] = {"Retry-After": {
-            "description": "Seconds to wait before trying again.",
-            "schema": {"type": "integer", "examples": [RETRY_AFTER]}}}
     return responses
+
+
+#: the answers every POST operation shares, by status: ``components.responses``
+SHARED = {415: "NotJson", 503: "Overloaded"}
+
+
+def _shared(problem_ref: dict[str, Any]) -> dict[str, Any]:
+    """``components.responses``: the 415 and 503 problems, the same for every operation."""
+    answers = {415: {"notJson": ("A body sent as text/plain", examples.not_json())},
+               503: {"overloaded": ("A worker with too much to do", examples.overloaded())}}
+    out = {name: {"description": _STATUS[status], "content": {"application/problem+json": {
+        "schema": problem_ref, "examples": _named(answers[status])}}}
+        for status, name in SHARED.items()}
+    out["Overloaded"]["headers"] = {"Retry-After": {
+        "description": "Seconds to wait before trying again.",
+        "schema": {"type": "integer", "examples": [RETRY_AFTER]}}}
+    return out
 
 
 def build() -> dict[str, Any]:
@@ -203,7 +215,8 @@ def build() -> dict[str, Any]:
     return {"openapi": "3.1.0",
             "info": {"title": "Canasta Referee", "version": engine.__version__,
                      "description": DESCRIPTION, "license": {"name": "MIT"}},
-            "paths": paths, "components": {"schemas": schemas}}
+            "paths": paths, "components": {"schemas": schemas,
+                                           "responses": _shared(problem_ref)}}
 
 
 def _operations() -> dict[str, Any]:

@@ -111,6 +111,52 @@ def test_bulk_requests_past_the_limit_are_shed_before_their_body_is_read() -> No
         svc.stop()
 
 
+def test_graphql_audits_and_batches_share_the_slots_and_cost_the_most() -> None:
+    """A GraphQL ``batch`` or ``audit`` takes a slot as its REST request does: with every slot
+    held by REST requests whose bodies are still coming, it is a Problem OVERLOADED (German
+    too); and two of them fill a query's cost (eight aliased batches of 100 validate operations
+    held 45 MiB while answered)."""
+    svc = Service({"MAX_BULK_IN_FLIGHT": "1", "BODY_TIMEOUT": "30"}).start()
+    batch = ("query($o: [BatchOperation!]!) { batch(operations: $o) { __typename "
+             "... on Problem { code status detail } ... on Batch { results { status } } } }")
+    audit = ("query($l: JSON!) { audit(log: $l) { __typename "
+             "... on Problem { code status detail } ... on Audit { legal } } }")
+    ops = [{"op": "VALIDATE", "body": {"state": EXAMPLE_STATE}}]
+    log = game(rules_for("classic"), 1).log
+    try:
+        with httpx.Client(base_url=svc.url, timeout=30) as c:
+            def ask(query: str, variables: dict[str, object], lang: str = "en") -> dict:
+                r = c.post("/graphql", json={"query": query, "variables": variables},
+                           headers={"Accept-Language": lang})
+                assert r.status_code == 200, r.text
+                data: dict = r.json()["data"]
+                return data
+            assert ask(batch, {"o": ops})["batch"]["results"] == [{"status": 200}]
+            assert ask(audit, {"l": log})["audit"] == {"__typename": "Audit", "legal": True}
+            slow = held(svc.port, "/v1/audit", 10_000)
+            time.sleep(0.5)
+            for query, variables, field in ((batch, {"o": ops}, "batch"),
+                                            (audit, {"l": log}, "audit")):
+                got = ask(query, variables)[field]
+                assert got["code"] == "OVERLOADED" and got["status"] == 503, got
+                assert ask(query, variables, "de")[field]["detail"].startswith("Der Dienst")
+            slow.close()
+            deadline = time.monotonic() + 10
+            while ask(batch, {"o": ops})["batch"]["__typename"] != "Batch":
+                assert time.monotonic() < deadline, "the slot was not given back"
+                time.sleep(0.05)
+            two = ("query($o: [BatchOperation!]!) { a: batch(operations: $o) { __typename } "
+                   "b: batch(operations: $o) { __typename } }")
+            assert c.post("/graphql", json={"query": two, "variables": {"o": ops}}).json()[
+                "data"] == {"a": {"__typename": "Batch"}, "b": {"__typename": "Batch"}}
+            three = two[:-1] + "c: audit(log: {}) { __typename } }"
+            r = c.post("/graphql", json={"query": three, "variables": {"o": ops}})
+            assert r.status_code == 400 and r.json()["code"] == "QUERY_TOO_COMPLEX", r.text
+            assert r.json()["problems"][0]["code"] == "TOO_COSTLY"
+    finally:
+        svc.stop()
+
+
 def test_the_budget_counts_bulk_requests_and_the_in_flight_limit() -> None:
     defaults = Settings()
     b = budget(defaults)

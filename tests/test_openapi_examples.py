@@ -27,12 +27,22 @@ from .servers import Service
 DOCUMENT: dict[str, Any] = json.loads(openapi.COMMITTED.read_bytes())
 
 
+def resolved(response: dict[str, Any]) -> dict[str, Any]:
+    """A response, or the shared one (``components.responses``) it refers to."""
+    ref = response.get("$ref")
+    if ref is None:
+        return response
+    shared: dict[str, Any] = DOCUMENT["components"]["responses"][ref.rsplit("/", 1)[1]]
+    return shared
+
+
 def _answer_examples() -> dict[tuple[str, str, str, str], Any]:
     """(path, method, status, example name) -> the documented answer."""
     out = {}
     for path, item in DOCUMENT["paths"].items():
         for method, operation in item.items():
             for status, response in operation["responses"].items():
+                response = resolved(response)
                 for media in response.get("content", {}).values():
                     for name, example in media.get("examples", {}).items():
                         out[(path, method, status, name)] = example["value"]
@@ -182,7 +192,7 @@ def test_a_worker_past_its_limit_gives_the_documented_overload_problem() -> None
         held.sendall(b"POST /v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: "
                      b"application/json\r\nContent-Length: 1000\r\n\r\n{")
         time.sleep(0.3)  # (its headers reach the worker)
-        header = DOCUMENT["paths"]["/v1/check"]["post"]["responses"]["503"]["headers"]
+        header = resolved(DOCUMENT["paths"]["/v1/check"]["post"]["responses"]["503"])["headers"]
         with httpx.Client(base_url=service.url, timeout=10) as client:
             for path, answer in sorted(documented.items()):
                 r = client.post(path, content=b"{}",

@@ -1674,7 +1674,28 @@ export interface components {
             state: components["schemas"]["State"];
         };
     };
-    responses: never;
+    responses: {
+        /** @description The body's `Content-Type` is not JSON (`application/json` or another `application/*+json`; problem document `UNSUPPORTED_MEDIA_TYPE`). */
+        NotJson: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDocument"];
+            };
+        };
+        /** @description The worker has more requests in flight than `MAX_IN_FLIGHT` (audits and batches: `MAX_BULK_IN_FLIGHT`): try again after `Retry-After` seconds (problem document `OVERLOADED`; the body is not read). */
+        Overloaded: {
+            headers: {
+                /** @description Seconds to wait before trying again. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDocument"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: never;
@@ -1774,15 +1795,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description The body's `Content-Type` is not JSON (`application/json` or another `application/*+json`; problem document `UNSUPPORTED_MEDIA_TYPE`). */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDocument"];
-                };
-            };
+            415: components["responses"]["NotJson"];
             /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
             422: {
                 headers: {
@@ -1792,17 +1805,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description The worker has more requests in flight than `MAX_IN_FLIGHT` (audits and batches: `MAX_BULK_IN_FLIGHT`): try again after `Retry-After` seconds (problem document `OVERLOADED`; the body is not read). */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDocument"];
-                };
-            };
+            503: components["responses"]["Overloaded"];
         };
     };
     validate: {
@@ -1841,15 +1844,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description The body's `Content-Type` is not JSON (`application/json` or another `application/*+json`; problem document `UNSUPPORTED_MEDIA_TYPE`). */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDocument"];
-                };
-            };
+            415: components["responses"]["NotJson"];
             /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
             422: {
                 headers: {
@@ -1859,17 +1854,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description The worker has more requests in flight than `MAX_IN_FLIGHT` (audits and batches: `MAX_BULK_IN_FLIGHT`): try again after `Retry-After` seconds (problem document `OVERLOADED`; the body is not read). */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDocument"];
-                };
-            };
+            503: components["responses"]["Overloaded"];
         };
     };
     "legal-actions": {
@@ -1908,15 +1893,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description The body's `Content-Type` is not JSON (`application/json` or another `application/*+json`; problem document `UNSUPPORTED_MEDIA_TYPE`). */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDocument"];
-                };
-            };
+            415: components["responses"]["NotJson"];
             /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
             422: {
                 headers: {
@@ -1926,17 +1903,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description The worker has more requests in flight than `MAX_IN_FLIGHT` (audits and batches: `MAX_BULK_IN_FLIGHT`): try again after `Retry-After` seconds (problem document `OVERLOADED`; the body is not read). */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDocument"];
-                };
-            };
+            503: components["responses"]["Overloaded"];
         };
     };
     check: {
@@ -1975,15 +1942,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description The body's `Content-Type` is not JSON (`application/json` or another `application/*+json`; problem document `UNSUPPORTED_MEDIA_TYPE`). */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDocument"];
-                };
-            };
+            415: components["responses"]["NotJson"];
             /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
             422: {
                 headers: {
@@ -1993,17 +1952,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description The worker has more requests in flight than `MAX_IN_FLIGHT` (audits and batches: `MAX_BULK_IN_FLIGHT`): try again after `Retry-After` seconds (problem document `OVERLOADED`; the body is not read). */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDocument"];
-                };
-            };
+            503: components["responses"]["Overloaded"];
         };
     };
     apply: {
@@ -2042,15 +1991,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description The body's `Content-Type` is not JSON (`application/json` or another `application/*+json`; problem document `UNSUPPORTED_MEDIA_TYPE`). */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDocument"];
-                };
-            };
+            415: components["responses"]["NotJson"];
             /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
             422: {
                 headers: {
@@ -2060,17 +2001,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description The worker has more requests in flight than `MAX_IN_FLIGHT` (audits and batches: `MAX_BULK_IN_FLIGHT`): try again after `Retry-After` seconds (problem document `OVERLOADED`; the body is not read). */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDocument"];
-                };
-            };
+            503: components["responses"]["Overloaded"];
         };
     };
     score: {
@@ -2109,15 +2040,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description The body's `Content-Type` is not JSON (`application/json` or another `application/*+json`; problem document `UNSUPPORTED_MEDIA_TYPE`). */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDocument"];
-                };
-            };
+            415: components["responses"]["NotJson"];
             /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
             422: {
                 headers: {
@@ -2127,17 +2050,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description The worker has more requests in flight than `MAX_IN_FLIGHT` (audits and batches: `MAX_BULK_IN_FLIGHT`): try again after `Retry-After` seconds (problem document `OVERLOADED`; the body is not read). */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDocument"];
-                };
-            };
+            503: components["responses"]["Overloaded"];
         };
     };
     "score-tally": {
@@ -2174,15 +2087,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description The body's `Content-Type` is not JSON (`application/json` or another `application/*+json`; problem document `UNSUPPORTED_MEDIA_TYPE`). */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDocument"];
-                };
-            };
+            415: components["responses"]["NotJson"];
             /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
             422: {
                 headers: {
@@ -2192,17 +2097,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description The worker has more requests in flight than `MAX_IN_FLIGHT` (audits and batches: `MAX_BULK_IN_FLIGHT`): try again after `Retry-After` seconds (problem document `OVERLOADED`; the body is not read). */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDocument"];
-                };
-            };
+            503: components["responses"]["Overloaded"];
         };
     };
     game: {
@@ -2239,15 +2134,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description The body's `Content-Type` is not JSON (`application/json` or another `application/*+json`; problem document `UNSUPPORTED_MEDIA_TYPE`). */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDocument"];
-                };
-            };
+            415: components["responses"]["NotJson"];
             /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
             422: {
                 headers: {
@@ -2257,17 +2144,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description The worker has more requests in flight than `MAX_IN_FLIGHT` (audits and batches: `MAX_BULK_IN_FLIGHT`): try again after `Retry-After` seconds (problem document `OVERLOADED`; the body is not read). */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDocument"];
-                };
-            };
+            503: components["responses"]["Overloaded"];
         };
     };
     audit: {
@@ -2304,15 +2181,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description The body's `Content-Type` is not JSON (`application/json` or another `application/*+json`; problem document `UNSUPPORTED_MEDIA_TYPE`). */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDocument"];
-                };
-            };
+            415: components["responses"]["NotJson"];
             /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
             422: {
                 headers: {
@@ -2322,17 +2191,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description The worker has more requests in flight than `MAX_IN_FLIGHT` (audits and batches: `MAX_BULK_IN_FLIGHT`): try again after `Retry-After` seconds (problem document `OVERLOADED`; the body is not read). */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDocument"];
-                };
-            };
+            503: components["responses"]["Overloaded"];
         };
     };
     view: {
@@ -2369,15 +2228,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description The body's `Content-Type` is not JSON (`application/json` or another `application/*+json`; problem document `UNSUPPORTED_MEDIA_TYPE`). */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDocument"];
-                };
-            };
+            415: components["responses"]["NotJson"];
             /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
             422: {
                 headers: {
@@ -2387,17 +2238,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description The worker has more requests in flight than `MAX_IN_FLIGHT` (audits and batches: `MAX_BULK_IN_FLIGHT`): try again after `Retry-After` seconds (problem document `OVERLOADED`; the body is not read). */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDocument"];
-                };
-            };
+            503: components["responses"]["Overloaded"];
         };
     };
     batch: {
@@ -2434,15 +2275,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description The body's `Content-Type` is not JSON (`application/json` or another `application/*+json`; problem document `UNSUPPORTED_MEDIA_TYPE`). */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDocument"];
-                };
-            };
+            415: components["responses"]["NotJson"];
             /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
             422: {
                 headers: {
@@ -2452,17 +2285,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description The worker has more requests in flight than `MAX_IN_FLIGHT` (audits and batches: `MAX_BULK_IN_FLIGHT`): try again after `Retry-After` seconds (problem document `OVERLOADED`; the body is not read). */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDocument"];
-                };
-            };
+            503: components["responses"]["Overloaded"];
         };
     };
     healthz: {
