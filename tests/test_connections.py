@@ -21,6 +21,7 @@ import socket
 import struct
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
@@ -48,9 +49,15 @@ def connect(port: int, timeout: float = 10) -> socket.socket:
     return socket.create_connection(("127.0.0.1", port), timeout=timeout)
 
 
+#: bytes read past an answer, per socket: the next answer's (pipelined answers can arrive in
+#: one read)
+_AHEAD: weakref.WeakKeyDictionary[socket.socket, bytes] = weakref.WeakKeyDictionary()
+
+
 def read_answer(s: socket.socket) -> tuple[int, dict[str, str], bytes]:
-    """One HTTP/1.1 answer (with Content-Length) from ``s``."""
-    data = b""
+    """One HTTP/1.1 answer (with Content-Length) from ``s``; what was read past it is kept
+    for the next call."""
+    data = _AHEAD.pop(s, b"")
     while b"\r\n\r\n" not in data:
         chunk = s.recv(65536)
         assert chunk, f"closed before an answer: {data!r}"
@@ -58,11 +65,14 @@ def read_answer(s: socket.socket) -> tuple[int, dict[str, str], bytes]:
     head, _, body = data.partition(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
     headers = {k.strip().lower(): v.strip() for k, v in (h.split(":", 1) for h in lines[1:])}
-    while len(body) < int(headers.get("content-length", 0)):
+    length = int(headers.get("content-length", 0))
+    while len(body) < length:
         chunk = s.recv(65536)
         assert chunk, "closed in the body"
         body += chunk
-    return int(lines[0].split()[1]), headers, body
+    if len(body) > length:
+        _AHEAD[s] = body[length:]
+    return int(lines[0].split()[1]), headers, body[:length]
 
 
 def until_closed(s: socket.socket) -> bytes:
