@@ -192,7 +192,9 @@ def answer_too_large(lang: str, limit: int, path: str = "") -> Answer:
                    problems=[{"code": "ANSWER_TOO_LARGE", "path": path, "message": detail}])
 
 
-#: the bytes ``batch_answer`` writes around each operation's answer, at most
+#: the bytes ``batch_answer`` writes around its results, and around each operation's answer
+#: (at most)
+BATCH_FRAME = len(b'{"results":[]}')
 RESULT_FRAME = len(b'{"status":422,"body":},')
 
 

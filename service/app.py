@@ -233,7 +233,7 @@ class Service:
         results: list[tuple[int, bytes]] = []
         tags: list[str] = []
         cap = self.settings.max_bulk_answer_bytes
-        size = len(b'{"results":[]}')
+        size = handlers.BATCH_FRAME
         for i, (op, raw) in enumerate(operations, 1):
             status, content, cache = await self.answer(op, raw, lang)
             size += len(content) + handlers.RESULT_FRAME

@@ -27,12 +27,14 @@ from .servers import Service
 DOCUMENT: dict[str, Any] = json.loads(openapi.COMMITTED.read_bytes())
 
 
-def resolved(response: dict[str, Any]) -> dict[str, Any]:
-    """A response, or the shared one (``components.responses``) it refers to."""
+def resolved(response: dict[str, Any], document: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A response, or the shared one (``components.responses`` of ``document``, the committed
+    one by default) it refers to."""
     ref = response.get("$ref")
     if ref is None:
         return response
-    shared: dict[str, Any] = DOCUMENT["components"]["responses"][ref.rsplit("/", 1)[1]]
+    shared: dict[str, Any] = (document or DOCUMENT)["components"]["responses"][
+        ref.rsplit("/", 1)[1]]
     return shared
 
 

@@ -23,6 +23,7 @@ from canasta_referee.service.app import ENGINE_ID, RAW_KEY_BYTES, create_app, la
 from canasta_referee.service.openapi import COMMITTED
 from canasta_referee.service.settings import Settings
 from tests.playout import playout
+from tests.test_openapi_examples import resolved
 
 DE = {"Accept-Language": "de-DE,de;q=0.9,en;q=0.5"}
 
@@ -438,9 +439,7 @@ def test_openapi_is_served_as_committed(http: TestClient) -> None:
             if body:
                 assert body["examples"], (method, path)
             for status, resp in op["responses"].items():
-                if "$ref" in resp:  # a shared answer (415, 503): components.responses
-                    resp = doc["components"]["responses"][resp["$ref"].rsplit("/", 1)[1]]
-                for media in resp["content"].values():
+                for media in resolved(resp, doc)["content"].values():
                     assert media["examples"], (method, path, status)
 
 
