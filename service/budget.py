@@ -7,6 +7,7 @@ settings let it hold at most, whatever the clients send.
     budget = baseline + cache + one computation
              + MAX_IN_FLIGHT × (2 × MAX_BODY_BYTES + largest answer)
              + MAX_BULK_IN_FLIGHT × (2 × the largest audit or batch body + MAX_BULK_ANSWER_BYTES)
+             + MAX_UNSENT_BYTES + MAX_CONNECTIONS × WRITE_HIGH_WATER
 
 - ``baseline``: a worker after start-up and a first request of each kind (measured 60 MiB,
   Python engine, CPython 3.11, x86-64), with room for the allocator's own growth.
@@ -24,6 +25,10 @@ settings let it hold at most, whatever the clients send.
   ``MAX_BATCH_BODY_BYTES``) and answers up to ``MAX_BULK_ANSWER_BYTES`` (a batch of 256
   answers, or an audit's events and states); ``MAX_BULK_IN_FLIGHT`` of them at most are read
   or answered at once.
+- unsent: answers written but not yet taken by their clients (the kernel's socket buffers
+  full). Those held back (more than ``service.protocol.WRITE_HIGH_WATER`` on a connection)
+  stay within ``MAX_UNSENT_BYTES`` together; any other connection keeps less than the
+  high-water mark. ``SEND_TIMEOUT`` bounds how long either is kept.
 
 The constants were measured on the project's 2-core development machine: resident memory from
 /proc (``bench/attack.py``), allocations with tracemalloc (``tests/test_service_cache.py`` checks
@@ -40,6 +45,7 @@ from typing import NamedTuple
 
 from .app import RAW_KEY_BYTES
 from .cache import ENTRY_OVERHEAD
+from .protocol import WRITE_HIGH_WATER
 from .settings import SettingError, Settings
 
 MIB = 1024 * 1024
@@ -71,10 +77,12 @@ class Budget(NamedTuple):
     compute: int
     in_flight: int
     bulk: int
+    unsent: int
 
     @property
     def total(self) -> int:
-        return self.baseline + self.cache + self.compute + self.in_flight + self.bulk
+        return (self.baseline + self.cache + self.compute + self.in_flight + self.bulk
+                + self.unsent)
 
 
 def largest_answer(settings: Settings) -> int:
@@ -105,6 +113,11 @@ def bulk_bound(settings: Settings) -> int:
     return settings.max_bulk_in_flight * (2 * body + settings.max_bulk_answer_bytes)
 
 
+def unsent_bound(settings: Settings) -> int:
+    """What answers not yet taken by their clients hold at most (``service.protocol``)."""
+    return settings.max_unsent_bytes + settings.max_connections * WRITE_HIGH_WATER
+
+
 def budget(settings: Settings, in_flight: int | None = None) -> Budget:
     """The memory budget of one worker with these settings (``in_flight``: requests in flight
     instead of ``MAX_IN_FLIGHT``)."""
@@ -112,7 +125,7 @@ def budget(settings: Settings, in_flight: int | None = None) -> Budget:
     if in_flight is None:
         in_flight = in_flight_of(settings)
     return Budget(BASELINE, int(cache_bound(settings) * CACHE_RSS_FACTOR), COMPUTE_PEAK,
-                  in_flight * per_request, bulk_bound(settings))
+                  in_flight * per_request, bulk_bound(settings), unsent_bound(settings))
 
 
 def for_workers(settings: Settings, in_flight: int | None = None) -> int:
@@ -130,7 +143,8 @@ def report(settings: Settings, in_flight: int | None = None) -> str:
     lines = [f"{name:>22}: {value / MIB:6.1f} MiB" for name, value in (
         ("baseline", b.baseline), ("cache", b.cache), ("one computation", b.compute),
         (f"{n} in flight", b.in_flight),
-        (f"{settings.max_bulk_in_flight} audits/batches", b.bulk), ("a worker", b.total),
+        (f"{settings.max_bulk_in_flight} audits/batches", b.bulk), ("unsent answers", b.unsent),
+        ("a worker", b.total),
         (f"WORKERS={settings.workers}", for_workers(settings, in_flight)))]
     return "\n".join(lines) + "\n"
 

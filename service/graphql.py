@@ -439,6 +439,17 @@ def _overloaded(lang: str) -> Problem:
     return _problem(orjson.loads(bytes(overloaded(lang).body)))
 
 
+def _bulk_slot(info: strawberry.Info) -> bool:
+    """One of the ``MAX_BULK_IN_FLIGHT`` slots for an audit or batch field, or False when all
+    are taken. It is held until the whole answer is sent (``_View.__call__`` gives it back):
+    the field's typed answer, parsed from up to ``MAX_BULK_ANSWER_BYTES`` of JSON (a 0.9 MB
+    answer is 18 MiB of objects), lives until then."""
+    if not info.context["svc"].bulk_slot():
+        return False
+    info.context["bulk_held"].append(1)
+    return True
+
+
 def _action(a: Data) -> Action:
     return Action(type=a["type"], seat=a.get("seat"), cards=a.get("cards"), card=a.get("card"),
                   rank=a.get("rank"), allow=a.get("allow"))
@@ -620,13 +631,9 @@ class Query:
                                   "legal, each deal's final state, events and score, the game "
                                   "scores, and whether the scores the log records agree.")
     async def audit(self, info: strawberry.Info, log: JSON) -> AuditResult:
-        svc: Service = info.context["svc"]
-        if not svc.bulk_slot():
+        if not _bulk_slot(info):
             return _overloaded(info.context["lang"])
-        try:
-            status, d = await _ask(info, "audit", log)
-        finally:
-            svc.bulk -= 1
+        status, d = await _ask(info, "audit", log)
         return _audit(d) if status == 200 else _problem(d)
 
     @strawberry.field(description="The state as one seat sees it: other hands and the stock by "
@@ -649,12 +656,9 @@ class Query:
             from canasta_referee.schema import handlers
 
             return _problem(handlers.too_deep(lang)[1])
-        if not svc.bulk_slot():
+        if not _bulk_slot(info):
             return _overloaded(lang)
-        try:
-            status, content, _ = await svc.batch(raw, lang)
-        finally:
-            svc.bulk -= 1
+        status, content, _ = await svc.batch(raw, lang)
         d: Data = orjson.loads(content)
         if status != 200:
             return _problem(d)
@@ -899,6 +903,8 @@ class _Refused(Exception):
 
 #: where ``_View.__call__`` leaves the request's language for ``get_context``
 LANG_KEY = "canasta.lang"
+#: the scope key of the bulk slots a GraphQL request holds until its answer is sent
+BULK_HELD = "canasta.bulk_held"
 JSON_MEDIA = "application/json"
 
 
@@ -960,7 +966,7 @@ class _View(GraphQL[dict[str, Any], None]):
         lang = request.scope.get(LANG_KEY)  # __call__ read the header already
         if not isinstance(lang, str):
             lang = language(request.headers.get("accept-language"))
-        return {"svc": self.svc, "lang": lang}
+        return {"svc": self.svc, "lang": lang, "bulk_held": request.scope[BULK_HELD]}
 
     def encode_json(self, data: object) -> bytes:
         return orjson.dumps(data)
@@ -1029,16 +1035,22 @@ class _View(GraphQL[dict[str, Any], None]):
         request = StarletteRequest(scope=scope, receive=receive)
         lang = language(request.headers.get("accept-language"))
         scope[LANG_KEY] = lang
+        held: list[int] = []  # the bulk slots its audit and batch fields took (``_bulk_slot``)
+        scope[BULK_HELD] = held
         try:
-            response = await self.run(request)
-        except HTTPException as exc:
-            response = status_problem(exc.status_code, lang, reason=_reason_text(exc.reason, lang))
-        except _Refused as refused:
-            response = refused.response(lang)
-        else:
-            if response.media_type == "application/json":  # not the GraphiQL page
-                response.raw_headers.extend(LANG_HEADERS[lang])
-        await response(scope, receive, send)
+            try:
+                response = await self.run(request)
+            except HTTPException as exc:
+                response = status_problem(exc.status_code, lang,
+                                          reason=_reason_text(exc.reason, lang))
+            except _Refused as refused:
+                response = refused.response(lang)
+            else:
+                if response.media_type == "application/json":  # not the GraphiQL page
+                    response.raw_headers.extend(LANG_HEADERS[lang])
+            await response(scope, receive, send)
+        finally:
+            self.svc.bulk -= len(held)
 
 
 #: the reason of a JSON body that is not an object (nor a batch)

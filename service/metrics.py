@@ -139,10 +139,13 @@ class ConnectionMetrics:
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
         self.closed = Counter("canasta_connections_closed", "Connections the server closed or "
-                              "refused before a request was answered, by reason: "
+                              "refused before a request was answered (or before its answer "
+                              "was taken), by reason: "
                               "`header_timeout`, `body_timeout`, `headers_too_large`, `evicted` "
                               "(idle, closed for a new one past MAX_CONNECTIONS), `refused` (past "
-                              "MAX_CONNECTIONS and its reserve).", ("reason",), registry=r)
+                              "MAX_CONNECTIONS and its reserve), `send_timeout` (an answer not "
+                              "taken within SEND_TIMEOUT), `unsent_bytes` (dropped to keep the "
+                              "answers held back within MAX_UNSENT_BYTES).", ("reason",), registry=r)
         self.shed = Counter("canasta_requests_shed", "Requests answered 503 OVERLOADED before "
                             "their body was read, by reason: `in_flight` (MAX_IN_FLIGHT), "
                             "`connections` (past MAX_CONNECTIONS), `bulk_in_flight` (an audit "

@@ -15,7 +15,15 @@
 - a deadline for the body (``BODY_TIMEOUT``) from the end of the headers: then 408 (when the app
   has not answered yet; the app sees the client gone) and the connection is closed. So a slow
   upload also holds a stopping server for at most that long;
-- ``KEEPALIVE_TIMEOUT`` as uvicorn's idle timeout between requests.
+- ``KEEPALIVE_TIMEOUT`` as uvicorn's idle timeout between requests;
+- a deadline for taking an answer (``SEND_TIMEOUT``): an answer goes to the socket at once, and
+  the kernel's buffer takes what the client has not read yet; only when that is full does the
+  worker keep the rest (``WRITE_HIGH_WATER`` and more: uvicorn's flow control then holds the
+  connection's next answer until the client catches up). A client that reads nothing held a
+  connection, the answer's memory and, when it pipelined, a request slot (an audit's or
+  batch's too) for as long as it liked; now the connection is dropped, with what is left
+  unsent, when writing stays held that long, or when a closed connection still has unsent
+  bytes that long (uvicorn's close waits for them to go).
 
 And per worker process:
 
@@ -33,6 +41,11 @@ And per worker process:
   without a task (in the request's language, with CORS headers for an allowed ``Origin``); its
   body is read and dropped and the connection stays usable. Only a request pipelined behind
   an answer not yet sent is left to the app, marked (``service.app.Gate`` answers it);
+- ``MAX_UNSENT_BYTES``: the answers held back for clients that do not read, together; past it
+  the connection held back longest is dropped. A connection not held back keeps less than
+  ``WRITE_HIGH_WATER`` (its transport's high-water mark), so a worker keeps at most
+  ``MAX_UNSENT_BYTES + MAX_CONNECTIONS × WRITE_HIGH_WATER`` of unsent answers
+  (``service.budget``);
 - graceful shutdown that says so: once it begins every answer carries ``Connection: close``,
   and a connection idle at that moment is kept ``DRAIN_SECONDS`` for one more request (answered
   with ``Connection: close``) instead of being closed under a client that is sending one.
@@ -70,6 +83,9 @@ EXEMPT_RAW = frozenset(p.encode() for p in EXEMPT)
 RESERVE = 32
 #: seconds a connection idle when shutdown begins stays open for one last request
 DRAIN_SECONDS = 1.0
+#: unsent bytes past which a connection's writing is held (uvicorn's flow control: its next
+#: answer waits) and it counts as held back; uvloop's default is 64 KiB
+WRITE_HIGH_WATER = 16 * 1024
 #: the ``Retry-After`` of a 503 OVERLOADED, in seconds
 RETRY_AFTER = 1
 #: open files kept for other uses (Redis, logs, the listening socket) below RLIMIT_NOFILE
@@ -98,6 +114,8 @@ class Limits(NamedTuple):
     header_timeout: float
     body_timeout: float
     keepalive_timeout: float
+    send_timeout: float
+    max_unsent_bytes: int
     max_connections: int
     max_in_flight: int
     cors_origins: tuple[str, ...]
@@ -108,7 +126,8 @@ class Limits(NamedTuple):
 
         s = Settings.from_env()
         return Limits(s.max_header_bytes, s.header_timeout, s.body_timeout,
-                      s.keepalive_timeout, fd_bounded(s.max_connections), s.max_in_flight,
+                      s.keepalive_timeout, s.send_timeout, s.max_unsent_bytes,
+                      fd_bounded(s.max_connections), s.max_in_flight,
                       s.cors_origins)
 
 
@@ -220,6 +239,8 @@ class RefereeProtocol(HttpToolsProtocol):
     draining: ClassVar[bool] = False
     #: connections with no request in progress, longest idle first (the ones to close first)
     idle: ClassVar[OrderedDict[RefereeProtocol, None]] = OrderedDict()
+    #: connections whose writing is held (more than WRITE_HIGH_WATER unsent), held longest first
+    held: ClassVar[OrderedDict[RefereeProtocol, None]] = OrderedDict()
     _answers: ClassVar[dict[tuple[Any, ...], bytes]] = {}
 
     def __init__(self, config: Config, server_state: ServerState, app_state: dict[str, Any],
@@ -234,6 +255,8 @@ class RefereeProtocol(HttpToolsProtocol):
         self.timeout_keep_alive = limits.keepalive_timeout  # type: ignore[assignment]
         self.timer: asyncio.TimerHandle | None = None
         self.timer_at: float | None = None
+        self.send_timer: asyncio.TimerHandle | None = None  # SEND_TIMEOUT, while held back
+        self.dropped = False
         # the phase of the current request: waiting for or reading its line and headers
         # (``begun`` once a byte of it came), or reading its body (``in_body``). A deadline is
         # set at the end of the read in which its phase began (a read that also ends the phase
@@ -259,6 +282,7 @@ class RefereeProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        transport.set_write_buffer_limits(high=WRITE_HIGH_WATER)
         lim = self.lim
         if len(self.connections) > lim.max_connections and not self.evict_one():
             if len(self.connections) > lim.max_connections + RESERVE:
@@ -282,7 +306,11 @@ class RefereeProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.idle.pop(self, None)
+        self.held.pop(self, None)
         self.cancel_timer()
+        if self.send_timer is not None:
+            self.send_timer.cancel()
+            self.send_timer = None
         super().connection_lost(exc)
 
     def close(self) -> None:
@@ -290,6 +318,61 @@ class RefereeProtocol(HttpToolsProtocol):
         self.idle.pop(self, None)
         self.cancel_timer()
         self.transport.close()
+        self.linger()
+
+    def drop(self, reason: str) -> None:
+        """Close at once, dropping what is left unsent (counted by ``reason``)."""
+        if self.dropped:
+            return
+        self.dropped = True
+        CONNECTIONS.count(CONNECTIONS.closed, reason)
+        self.closing = True
+        self.idle.pop(self, None)
+        self.held.pop(self, None)
+        self.cancel_timer()
+        self.transport.abort()
+
+    # --- writing ------------------------------------------------------------------------------
+
+    def pause_writing(self) -> None:
+        """More than WRITE_HIGH_WATER unsent: the client has SEND_TIMEOUT to catch up, and the
+        answers held back for all clients stay within MAX_UNSENT_BYTES."""
+        super().pause_writing()
+        self.held[self] = None
+        self.start_send_timer()
+        total = sum([p.transport.get_write_buffer_size() for p in self.held])
+        while total > self.lim.max_unsent_bytes and self.held:
+            victim = next(iter(self.held))
+            total -= victim.transport.get_write_buffer_size()
+            self.held.pop(victim)
+            # (not inside the transport's write that called this: at the next turn of the loop)
+            self.loop.call_soon(victim.drop, "unsent_bytes")
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        self.held.pop(self, None)
+        if self.send_timer is not None and not self.transport.is_closing():
+            self.send_timer.cancel()
+            self.send_timer = None
+
+    def linger(self) -> None:
+        """A closed connection whose client has not taken all of its answer: SEND_TIMEOUT to
+        take it (uvicorn's and asyncio's close wait for the unsent bytes to go)."""
+        if self.transport.get_write_buffer_size():
+            self.start_send_timer()
+
+    def start_send_timer(self) -> None:
+        if self.send_timer is None:
+            self.send_timer = self.loop.call_later(self.lim.send_timeout, self.send_expired)
+
+    def send_expired(self) -> None:
+        self.send_timer = None
+        if self.transport.get_write_buffer_size():
+            self.drop("send_timeout")
+
+    def timeout_keep_alive_handler(self) -> None:
+        super().timeout_keep_alive_handler()
+        self.linger()
 
     def answer_and_close(self, status: int, lang: str, **fmt: Any) -> None:
         """Write a ready-made problem answer (with ``Connection: close``) and close."""
@@ -344,6 +427,7 @@ class RefereeProtocol(HttpToolsProtocol):
         self.closing = True
         self.idle.pop(self, None)
         self.cancel_timer()
+        self.linger()
 
     def too_large(self) -> None:
         CONNECTIONS.count(CONNECTIONS.closed, "headers_too_large")
@@ -440,7 +524,9 @@ class RefereeProtocol(HttpToolsProtocol):
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
-        if not self.transport.is_closing() and self.cycle.response_complete:
+        if self.transport.is_closing():
+            self.linger()  # (an answer with Connection: close)
+        elif self.cycle.response_complete:
             self.idle[self] = None  # (taken out at the headers: so it goes last, idle shortest)
 
     # --- deadlines ----------------------------------------------------------------------------

@@ -31,6 +31,13 @@ DOCS: dict[str, str] = {
     "BODY_TIMEOUT": "Seconds for a request's body to arrive after its headers; then 408 "
                     "`REQUEST_TIMEOUT` and the connection is closed. Also bounds how long a slow "
                     "upload holds a stopping server (`serve`).",
+    "SEND_TIMEOUT": "Seconds a client has to take an answer the worker had to hold back (the "
+                    "socket's buffer full, more than 16 KiB waiting), or the rest of it after "
+                    "its connection was closed; then the connection is dropped with what is "
+                    "left unsent. Answers a client reads as they come never wait (`serve`).",
+    "MAX_UNSENT_BYTES": "Bytes of answers held back for clients that do not read them, per "
+                        "worker; past it the connection held back longest is dropped. At "
+                        "least `MAX_BULK_ANSWER_BYTES` (`serve`).",
     "KEEPALIVE_TIMEOUT": "Seconds an idle keep-alive connection stays open between requests; "
                          "keep a load balancer's idle timeout shorter (`serve`).",
     "MAX_CONNECTIONS": "Open connections per worker. Past it the longest-idle connection (no "
@@ -192,6 +199,8 @@ class Settings:
     header_timeout: float = 10.0
     body_timeout: float = 15.0
     keepalive_timeout: float = 5.0
+    send_timeout: float = 30.0
+    max_unsent_bytes: int = 8 * 1024 * 1024
     max_connections: int = 1000
     max_in_flight: int = 64
     max_body_bytes: int = 256 * 1024
@@ -290,7 +299,8 @@ class Settings:
         for name, value in (("CACHE_TTL", self.cache_ttl), ("REDIS_TIMEOUT", self.redis_timeout),
                             ("HEADER_TIMEOUT", self.header_timeout),
                             ("BODY_TIMEOUT", self.body_timeout),
-                            ("KEEPALIVE_TIMEOUT", self.keepalive_timeout)):
+                            ("KEEPALIVE_TIMEOUT", self.keepalive_timeout),
+                            ("SEND_TIMEOUT", self.send_timeout)):
             if not value > 0:
                 raise SettingError(f"{name}: {value} must be more than 0")
         if self.redis_url:
@@ -303,6 +313,10 @@ class Settings:
         if self.log_level.lower() not in ("debug", "info", "warning", "error"):
             raise SettingError(f"LOG_LEVEL: {_shown(self.log_level)} is not debug, info, "
                                "warning or error")
+        if self.max_unsent_bytes < self.max_bulk_answer_bytes:
+            raise SettingError(f"MAX_UNSENT_BYTES: {self.max_unsent_bytes} is less than "
+                               f"MAX_BULK_ANSWER_BYTES ({self.max_bulk_answer_bytes}): an answer "
+                               "as large as that would be dropped whenever its client is slow")
         if "*" in self.cors_origins and len(self.cors_origins) > 1:
             raise SettingError("CORS_ORIGINS: '*' (any origin) stands alone")
         for origin in self.cors_origins:

@@ -311,7 +311,7 @@ def test_docs_say_how_to_name_a_redis_cluster(doc: str) -> None:
 MEMORY_SETTINGS = ("MAX_BODY_BYTES", "MAX_PROBLEMS", "MAX_LEGAL_ACTIONS", "CACHE_SIZE",
                    "CACHE_MAX_BYTES", "CACHE_MAX_ENTRY_BYTES", "MAX_IN_FLIGHT",
                    "MAX_AUDIT_BODY_BYTES", "MAX_BATCH_BODY_BYTES", "MAX_BULK_IN_FLIGHT",
-                   "MAX_BULK_ANSWER_BYTES", "WORKERS")
+                   "MAX_BULK_ANSWER_BYTES", "MAX_UNSENT_BYTES", "MAX_CONNECTIONS", "WORKERS")
 
 
 def compose_bytes(value: str) -> float:
