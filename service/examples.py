@@ -241,6 +241,25 @@ def not_json(media: str = "text/plain") -> dict[str, Any]:
     return _status_problem(415, media=media)
 
 
+def request_timeout() -> dict[str, Any]:
+    """The 408 problem of a request whose line and headers did not arrive within the default
+    ``HEADER_TIMEOUT``."""
+    from .protocol import problem_body
+
+    answer: dict[str, Any] = json.loads(problem_body(408, "en",
+                                                     seconds=Settings().header_timeout))
+    return answer
+
+
+def headers_too_large() -> dict[str, Any]:
+    """The 431 problem of a request line and headers over the default ``MAX_HEADER_BYTES``."""
+    from .protocol import problem_body
+
+    answer: dict[str, Any] = json.loads(problem_body(431, "en",
+                                                     limit=Settings().max_header_bytes))
+    return answer
+
+
 def overloaded() -> dict[str, Any]:
     """The 503 problem of a request past ``MAX_IN_FLIGHT`` (or, for audits and batches,
     ``MAX_BULK_IN_FLIGHT``)."""

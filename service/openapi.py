@@ -30,6 +30,9 @@ STATE_SCHEMA = COMMITTED.parent.parent / "clients" / "json-schema" / "state.sche
 #: the error statuses of every POST operation: a body over its limit, a body that is not JSON,
 #: a request the referee refuses, a worker with more work than its limits let it take
 POSTED = (413, 415, 422, 503)
+#: the error statuses of every operation, which the connection's bounds answer before the app
+#: sees the request (``service.protocol``): too slow, headers too large
+EVERY = (408, 431)
 
 # path, method, operation id, summary, request model, 200 model, cached, error statuses
 ROUTES: list[tuple[str, str, str, str, type[BaseModel] | None, type[BaseModel] | None, bool,
@@ -84,6 +87,12 @@ ROUTES: list[tuple[str, str, str, str, type[BaseModel] | None, type[BaseModel] |
 ]
 
 _STATUS = {200: "The answer.", 404: "No such variant (problem document).",
+           408: "The request line and headers did not arrive within `HEADER_TIMEOUT`, or the "
+                "body within `BODY_TIMEOUT` of them (problem document `REQUEST_TIMEOUT`, "
+                "`Connection: close`; the example is the default header timeout's).",
+           431: "The request line and headers are larger than `MAX_HEADER_BYTES` (problem "
+                "document `HEADERS_TOO_LARGE`, `Connection: close`; the example is the default "
+                "limit's).",
            413: "The body is larger than `MAX_BODY_BYTES` (problem document; the example is "
                 "the default limit's).",
            415: "The body's `Content-Type` is not JSON (`application/json` or another "
@@ -165,12 +174,17 @@ def _responses(op: str, answer_ref: dict[str, Any], problem_ref: dict[str, Any],
 
 
 #: the answers every POST operation shares, by status: ``components.responses``
-SHARED = {415: "NotJson", 503: "Overloaded"}
+SHARED = {408: "RequestTimeout", 415: "NotJson", 431: "HeadersTooLarge", 503: "Overloaded"}
 
 
 def _shared(problem_ref: dict[str, Any]) -> dict[str, Any]:
-    """``components.responses``: the 415 and 503 problems, the same for every operation."""
-    answers = {415: {"notJson": ("A body sent as text/plain", examples.not_json())},
+    """``components.responses``: the 408, 415, 431 and 503 problems, the same for every
+    operation."""
+    answers = {408: {"requestTimeout": ("Headers that did not come in time",
+                                        examples.request_timeout())},
+               415: {"notJson": ("A body sent as text/plain", examples.not_json())},
+               431: {"headersTooLarge": ("A header section over the limit",
+                                         examples.headers_too_large())},
                503: {"overloaded": ("A worker with too much to do", examples.overloaded())}}
     out = {name: {"description": _STATUS[status], "content": {"application/problem+json": {
         "schema": problem_ref, "examples": _named(answers[status])}}}
@@ -200,7 +214,7 @@ def build() -> dict[str, Any]:
         operation: dict[str, Any] = {
             "operationId": op, "summary": summary, "parameters": [_header_param()],
             "responses": _responses(op, refs[(answer, "serialization")], problem_ref, cached,
-                                    errors)}
+                                    tuple(sorted((*errors, *EVERY))))}
         requests = _named({n: (e.summary, e.request)
                            for n, e in examples.REQUESTS.get(op, {}).items()})
         if path.endswith("{id}"):

@@ -151,20 +151,27 @@ def fd_bounded(max_connections: int) -> int:
     return max_connections
 
 
+def problem_body(status: int, lang: str, **fmt: Any) -> bytes:
+    """The problem document (JSON) of an answer this module writes itself (``TEXT``), or of
+    the app's (503)."""
+    from .app import render, status_problem
+
+    if status not in TEXT:
+        return bytes(status_problem(status, lang, **fmt).body)
+    from canasta_referee.schema import handlers
+
+    code, en, de = TEXT[status]
+    return render(handlers.problem(status, code, (de if lang == "de" else en).format(**fmt),
+                                   lang)[1])
+
+
 def problem_bytes(status: int, lang: str, headers: bytes = b"", close: bool = True,
                   body_too: bool = True, **fmt: Any) -> bytes:
     """A whole HTTP/1.1 answer with a problem document (``Connection: close`` unless ``close``
     is False; no body for a HEAD request, ``body_too`` False)."""
-    from .app import LANG_HEADERS, PROBLEM, render, status_problem
+    from .app import LANG_HEADERS, PROBLEM
 
-    if status in TEXT:
-        from canasta_referee.schema import handlers
-
-        code, en, de = TEXT[status]
-        body = render(handlers.problem(status, code, (de if lang == "de" else en).format(**fmt),
-                                       lang)[1])
-    else:
-        body = bytes(status_problem(status, lang, **fmt).body)
+    body = problem_body(status, lang, **fmt)
     reason = {408: b"Request Timeout", 431: b"Request Header Fields Too Large",
               503: b"Service Unavailable"}[status]
     head = [b"HTTP/1.1 %d %s" % (status, reason), b"content-type: " + PROBLEM.encode(),

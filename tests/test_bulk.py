@@ -114,8 +114,8 @@ def test_bulk_requests_past_the_limit_are_shed_before_their_body_is_read() -> No
 def test_graphql_audits_and_batches_share_the_slots_and_cost_the_most() -> None:
     """A GraphQL ``batch`` or ``audit`` takes a slot as its REST request does: with every slot
     held by REST requests whose bodies are still coming, it is a Problem OVERLOADED (German
-    too); it holds the slot until the query's answer is sent; and two of them fill a query's cost (eight aliased batches of 100 validate operations
-    held 45 MiB while answered)."""
+    too); it holds the slot until the query's answer is sent; and two of them fill a query's
+    cost (eight aliased batches of 100 validate operations held 45 MiB while answered)."""
     svc = Service({"MAX_BULK_IN_FLIGHT": "1", "BODY_TIMEOUT": "30"}).start()
     batch = ("query($o: [BatchOperation!]!) { batch(operations: $o) { __typename "
              "... on Problem { code status detail } ... on Batch { results { status } } } }")

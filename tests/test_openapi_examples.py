@@ -9,6 +9,7 @@ operations' answers. No documented answer example is left unchecked.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import socket
@@ -85,8 +86,8 @@ def server() -> Iterator[httpx.Client]:
 
 def test_every_documented_answer_is_checked_here() -> None:
     """Each request example is answered under exactly one status, and every answer example is
-    one of them, a 413, 415 or 503 problem or a GET answer: the tests below compare all of
-    them."""
+    one of them, a 408, 413, 415, 431 or 503 problem or a GET answer: the tests below compare
+    all of them."""
     ops = {(p, m) for p, m, _, _ in REQUESTS}
     posts = {(p, "post") for p, item in DOCUMENT["paths"].items() if "post" in item}
     assert len(posts) >= 6 and len(REQUESTS) >= 15, sorted(ops)
@@ -96,8 +97,8 @@ def test_every_documented_answer_is_checked_here() -> None:
         statuses = [s for (p, m, s, n) in ANSWERS if (p, m, n) == (path, method, name)]
         assert len(statuses) == 1, f"{method} {path} example {name!r} is answered under {statuses}"
         answered.add((path, method, statuses[0], name))
-    refused = {key for key in ANSWERS if key[2] in ("413", "415", "503")}
-    assert {s for _, _, s, _ in refused} == {"413", "415", "503"}
+    refused = {key for key in ANSWERS if key[2] in ("408", "413", "415", "431", "503")}
+    assert {s for _, _, s, _ in refused} == {"408", "413", "415", "431", "503"}
     assert set(ANSWERS) == answered | refused | GET_ANSWERS
 
 
@@ -205,3 +206,55 @@ def test_a_worker_past_its_limit_gives_the_documented_overload_problem() -> None
     finally:
         held.close()
         service.stop()
+
+
+def documented_everywhere(status: str) -> dict[tuple[str, str], Any]:
+    """(path, method) -> the answer documented under ``status``; every operation of the
+    referee (the ``/v1`` paths) documents one."""
+    documented = {(path, method): answer for (path, method, s, _), answer in ANSWERS.items()
+                  if s == status}
+    assert set(documented) == {(p, m) for p, item in DOCUMENT["paths"].items()
+                               for m in item if p.startswith("/v1/")}
+    return documented
+
+
+def raw_answer(s: socket.socket) -> tuple[int, bytes, bytes]:
+    """Status, head and body of the one answer before the server closes ``s``."""
+    data = b""
+    with contextlib.suppress(ConnectionResetError):
+        while chunk := s.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), head.lower(), body
+
+
+def request_line(path: str, method: str) -> bytes:
+    return f"{method.upper()} {path.replace('{id}', 'classic')} HTTP/1.1\r\nHost: x\r\n".encode()
+
+
+def test_slow_and_oversized_headers_get_the_documented_problems(server: httpx.Client) -> None:
+    """Every operation documents the 408 of headers that do not come within the default
+    HEADER_TIMEOUT and the 431 of a header section over the default MAX_HEADER_BYTES: the
+    server answers each with exactly that problem and closes the connection."""
+    port = httpx.URL(str(server.base_url)).port
+    assert port is not None
+    limit = Settings().max_header_bytes
+    for (path, method), answer in documented_everywhere("431").items():
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(request_line(path, method) + b"X-Padding: " + b"a" * limit + b"\r\n\r\n")
+            status, head, body = raw_answer(s)
+            assert status == 431 and json.loads(body) == answer, (path, body[:300])
+            assert b"connection: close" in head
+    slow = {}
+    for (path, method), answer in documented_everywhere("408").items():
+        s = socket.create_connection(("127.0.0.1", port), timeout=Settings().header_timeout + 10)
+        s.sendall(request_line(path, method))  # and the rest never comes
+        slow[s] = (path, answer)
+    try:
+        for s, (path, answer) in slow.items():  # all waited at once: one HEADER_TIMEOUT
+            status, head, body = raw_answer(s)
+            assert status == 408 and json.loads(body) == answer, (path, body[:300])
+            assert b"connection: close" in head
+    finally:
+        for s in slow:
+            s.close()

@@ -1675,8 +1675,26 @@ export interface components {
         };
     };
     responses: {
+        /** @description The request line and headers did not arrive within `HEADER_TIMEOUT`, or the body within `BODY_TIMEOUT` of them (problem document `REQUEST_TIMEOUT`, `Connection: close`; the example is the default header timeout's). */
+        RequestTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDocument"];
+            };
+        };
         /** @description The body's `Content-Type` is not JSON (`application/json` or another `application/*+json`; problem document `UNSUPPORTED_MEDIA_TYPE`). */
         NotJson: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDocument"];
+            };
+        };
+        /** @description The request line and headers are larger than `MAX_HEADER_BYTES` (problem document `HEADERS_TOO_LARGE`, `Connection: close`; the example is the default limit's). */
+        HeadersTooLarge: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1724,6 +1742,8 @@ export interface operations {
                     "application/json": components["schemas"]["VariantList"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     variant: {
@@ -1759,6 +1779,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     deal: {
@@ -1786,6 +1808,7 @@ export interface operations {
                     "application/json": components["schemas"]["DealResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description The body is larger than `MAX_BODY_BYTES` (problem document; the example is the default limit's). */
             413: {
                 headers: {
@@ -1805,6 +1828,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["Overloaded"];
         };
     };
@@ -1835,6 +1859,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidateResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description The body is larger than `MAX_BODY_BYTES` (problem document; the example is the default limit's). */
             413: {
                 headers: {
@@ -1854,6 +1879,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["Overloaded"];
         };
     };
@@ -1884,6 +1910,7 @@ export interface operations {
                     "application/json": components["schemas"]["LegalActionsResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description The body is larger than `MAX_BODY_BYTES` (problem document; the example is the default limit's). */
             413: {
                 headers: {
@@ -1903,6 +1930,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["Overloaded"];
         };
     };
@@ -1933,6 +1961,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description The body is larger than `MAX_BODY_BYTES` (problem document; the example is the default limit's). */
             413: {
                 headers: {
@@ -1952,6 +1981,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["Overloaded"];
         };
     };
@@ -1982,6 +2012,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApplyResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description The body is larger than `MAX_BODY_BYTES` (problem document; the example is the default limit's). */
             413: {
                 headers: {
@@ -2001,6 +2032,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["Overloaded"];
         };
     };
@@ -2031,6 +2063,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScoreResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description The body is larger than `MAX_BODY_BYTES` (problem document; the example is the default limit's). */
             413: {
                 headers: {
@@ -2050,6 +2083,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["Overloaded"];
         };
     };
@@ -2078,6 +2112,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScoreResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description The body is larger than `MAX_BODY_BYTES` (problem document; the example is the default limit's). */
             413: {
                 headers: {
@@ -2097,6 +2132,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["Overloaded"];
         };
     };
@@ -2125,6 +2161,7 @@ export interface operations {
                     "application/json": components["schemas"]["GameResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description The body is larger than `MAX_BODY_BYTES` (problem document; the example is the default limit's). */
             413: {
                 headers: {
@@ -2144,6 +2181,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["Overloaded"];
         };
     };
@@ -2172,6 +2210,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuditResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description The body is larger than `MAX_BODY_BYTES` (problem document; the example is the default limit's). */
             413: {
                 headers: {
@@ -2191,6 +2230,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["Overloaded"];
         };
     };
@@ -2219,6 +2259,7 @@ export interface operations {
                     "application/json": components["schemas"]["ViewResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description The body is larger than `MAX_BODY_BYTES` (problem document; the example is the default limit's). */
             413: {
                 headers: {
@@ -2238,6 +2279,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["Overloaded"];
         };
     };
@@ -2266,6 +2308,7 @@ export interface operations {
                     "application/json": components["schemas"]["BatchResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description The body is larger than `MAX_BODY_BYTES` (problem document; the example is the default limit's). */
             413: {
                 headers: {
@@ -2285,6 +2328,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["Overloaded"];
         };
     };
