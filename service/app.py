@@ -128,7 +128,8 @@ class Service:
         self.limits = handlers.Limits(settings.max_problems, settings.max_legal_actions)
         #: per operation, as ``mode`` finds it
         self.modes: dict[str, tuple[bool, bool, str | None]] = {}
-        #: audits and batches being read or answered (REST) or resolved (GraphQL)
+        #: audits and batches being read or answered (REST), or whose query is being answered
+        #: (GraphQL)
         self.bulk = 0
 
     def bulk_slot(self) -> bool:

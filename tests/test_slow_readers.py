@@ -19,6 +19,11 @@ from functools import cache
 
 import httpx
 import orjson
+import pytest
+
+from canasta_referee.service.budget import MIB, budget, report
+from canasta_referee.service.protocol import WRITE_HIGH_WATER
+from canasta_referee.service.settings import SettingError, Settings
 
 from .test_connections import MARGIN, metric, read_answer, service, wait_for
 
@@ -184,3 +189,20 @@ def test_a_graphql_batch_answer_holds_its_bulk_slot_until_it_is_sent() -> None:
             wait_for(lambda: batch_status(svc.url) == 200, 2 * MARGIN, "the slot given back")
         finally:
             s.close()
+
+
+def test_the_budget_counts_answers_held_back_and_the_settings_are_checked() -> None:
+    """``MAX_UNSENT_BYTES`` and every connection's high-water mark are in the memory budget;
+    the cap cannot be below the largest answer, nor the deadline zero."""
+    b = budget(Settings())
+    assert b.unsent == 8 * MIB + 1000 * WRITE_HIGH_WATER
+    assert budget(Settings(max_unsent_bytes=16 * MIB, max_connections=10)).unsent == (
+        16 * MIB + 10 * WRITE_HIGH_WATER)
+    assert b.total == b.baseline + b.cache + b.compute + b.in_flight + b.bulk + b.unsent
+    assert "unsent answers" in report(Settings())
+    with pytest.raises(SettingError, match="MAX_UNSENT_BYTES"):
+        Settings.from_env({"MAX_UNSENT_BYTES": str(MIB)})  # below MAX_BULK_ANSWER_BYTES
+    assert Settings.from_env({"MAX_UNSENT_BYTES": str(MIB),
+                              "MAX_BULK_ANSWER_BYTES": str(MIB)}).max_unsent_bytes == MIB
+    with pytest.raises(SettingError, match="SEND_TIMEOUT"):
+        Settings.from_env({"SEND_TIMEOUT": "0"})
