@@ -24,7 +24,7 @@ from canasta_referee.schema.models import (
     EXAMPLE_STATE,
 )
 
-from .protocol import RETRY_AFTER
+from .protocol import RETRY_AFTER, problem_body
 from .settings import Settings
 
 
@@ -230,9 +230,9 @@ def body_too_large(path: str = "") -> dict[str, Any]:
 
 
 def _status_problem(status: int, **fmt: Any) -> dict[str, Any]:
-    from .app import status_problem  # the app imports this module's users
-
-    answer: dict[str, Any] = json.loads(bytes(status_problem(status, "en", **fmt).body))
+    """The English problem document of an HTTP-level answer: the app's or the protocol's own
+    (408, 431)."""
+    answer: dict[str, Any] = json.loads(problem_body(status, "en", **fmt))
     return answer
 
 
@@ -244,20 +244,12 @@ def not_json(media: str = "text/plain") -> dict[str, Any]:
 def request_timeout() -> dict[str, Any]:
     """The 408 problem of a request whose line and headers did not arrive within the default
     ``HEADER_TIMEOUT``."""
-    from .protocol import problem_body
-
-    answer: dict[str, Any] = json.loads(problem_body(408, "en",
-                                                     seconds=Settings().header_timeout))
-    return answer
+    return _status_problem(408, seconds=Settings().header_timeout)
 
 
 def headers_too_large() -> dict[str, Any]:
     """The 431 problem of a request line and headers over the default ``MAX_HEADER_BYTES``."""
-    from .protocol import problem_body
-
-    answer: dict[str, Any] = json.loads(problem_body(431, "en",
-                                                     limit=Settings().max_header_bytes))
-    return answer
+    return _status_problem(431, limit=Settings().max_header_bytes)
 
 
 def overloaded() -> dict[str, Any]:

@@ -9,7 +9,6 @@ operations' answers. No documented answer example is left unchecked.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 import socket
@@ -24,6 +23,7 @@ from canasta_referee.service import openapi
 from canasta_referee.service.settings import Settings
 
 from .servers import Service
+from .test_connections import until_closed
 
 DOCUMENT: dict[str, Any] = json.loads(openapi.COMMITTED.read_bytes())
 
@@ -220,11 +220,7 @@ def documented_everywhere(status: str) -> dict[tuple[str, str], Any]:
 
 def raw_answer(s: socket.socket) -> tuple[int, bytes, bytes]:
     """Status, head and body of the one answer before the server closes ``s``."""
-    data = b""
-    with contextlib.suppress(ConnectionResetError):
-        while chunk := s.recv(65536):
-            data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
+    head, _, body = until_closed(s).partition(b"\r\n\r\n")
     return int(head.split()[1]), head.lower(), body
 
 

@@ -25,7 +25,15 @@ from canasta_referee.service.budget import MIB, budget, report
 from canasta_referee.service.protocol import WRITE_HIGH_WATER
 from canasta_referee.service.settings import SettingError, Settings
 
-from .test_connections import MARGIN, metric, read_answer, service, wait_for
+from .test_connections import (
+    MARGIN,
+    metric,
+    post_head,
+    read_answer,
+    service,
+    until_closed,
+    wait_for,
+)
 
 #: jammed connections, and batches each pipelines without reading an answer
 JAMMED, PIPELINED = 5, 6
@@ -44,9 +52,8 @@ def big_batch() -> bytes:
         for i in range(150)]})
 
 
-def request(body: bytes) -> bytes:
-    return (b"POST /v1/batch HTTP/1.1\r\nHost: referee\r\nContent-Type: application/json\r\n"
-            b"Content-Length: %d\r\n\r\n" % len(body)) + body
+def request(body: bytes, path: str = "/v1/batch") -> bytes:
+    return post_head(path, len(body)) + body
 
 
 def jam(port: int) -> list[socket.socket]:
@@ -88,13 +95,7 @@ def test_clients_that_do_not_take_their_answers_are_dropped_at_the_send_timeout(
             assert time.monotonic() - jammed_at < 2 + 2 * MARGIN + 20
             for s in socks:  # the server closed them: a read ends (after what was sent)
                 s.settimeout(10)
-                with_rest = b""
-                try:
-                    while chunk := s.recv(1 << 20):
-                        with_rest += chunk
-                except ConnectionResetError:
-                    pass
-                assert len(with_rest) < PIPELINED * 1_800_000, "not everything was sent"
+                assert len(until_closed(s)) < PIPELINED * 1_800_000, "not everything was sent"
             assert metric(svc, "canasta_connections_open") <= 2
         finally:
             for s in socks:
@@ -160,8 +161,7 @@ def graphql_batch() -> bytes:
         "query": "query($ops: [BatchOperation!]!) { batch(operations: $ops) "
                  "{ ... on Batch { results { status body } } ... on Problem { code } } }",
         "variables": {"ops": operations}})
-    return (b"POST /graphql HTTP/1.1\r\nHost: referee\r\nContent-Type: application/json\r\n"
-            b"Content-Length: %d\r\n\r\n" % len(body)) + body
+    return request(body, "/graphql")
 
 
 def test_a_graphql_batch_answer_holds_its_bulk_slot_until_it_is_sent() -> None:
