@@ -637,13 +637,13 @@ def record(metrics: Metrics, scope: Scope, op: str, status: int, cache: str | No
         metrics.latency.observe(op, seconds)
     if log.isEnabledFor(logging.INFO):
         if aborted is not None:
-            log.info("aborted", extra={"fields": {
+            logs.info(log, "aborted", {
                 "method": scope["method"], "path": scope["path"][:200], "op": op,
-                "reason": aborted, "ms": round(seconds * 1000, 3)}})
+                "reason": aborted, "ms": round(seconds * 1000, 3)})
         else:
-            log.info("request", extra={"fields": {
+            logs.info(log, "request", {
                 "method": scope["method"], "path": scope["path"][:200], "op": op,
-                "status": status, "cache": cache, "ms": round(seconds * 1000, 3)}})
+                "status": status, "cache": cache, "ms": round(seconds * 1000, 3)})
 
 
 # --- errors -------------------------------------------------------------------------------------
