@@ -59,7 +59,11 @@ async def measure(ops: list[str], requests: int, rounds: int) -> list[dict[str, 
     from bench.http import bodies, marked  # after the path and PYTHONPATH are set
     from canasta_referee.service.app import create_app
 
-    app = create_app()
+    stderr, sys.stderr = sys.stderr, open(os.devnull, "w")  # noqa: SIM115  # the log's stream
+    try:
+        app = create_app()
+    finally:
+        sys.stderr = stderr
     rows = []
     async with app.router.lifespan_context(app):
         n = 0
@@ -95,8 +99,11 @@ def main() -> int:
     parser.add_argument("--no-cache", action="store_true", help="CACHE_SIZE=0: misses only")
     parser.add_argument("--ops", default="legal-actions four players,legal-actions,check,score",
                         help="comma-separated operations of bench/http.py")
+    parser.add_argument("--log-level", default="info",
+                        help="LOG_LEVEL (default info, the service's default: a log line per "
+                             "request, here written to /dev/null; warning: none)")
     args = parser.parse_args()
-    os.environ.update({"BENCH_ECHO": "1", "LOG_LEVEL": "warning"})
+    os.environ.update({"BENCH_ECHO": "1", "LOG_LEVEL": args.log_level})
     if args.no_cache:
         os.environ["CACHE_SIZE"] = "0"
     if args.compiled:
@@ -112,7 +119,8 @@ def main() -> int:
     ops = [o.strip() for o in args.ops.split(",")]
     rows = asyncio.run(measure(ops, args.requests, args.rounds))
     print(f"The ASGI app in one process, no HTTP server: {args.requests} requests per "
-          f"measurement, median of {args.rounds} alternating rounds; engine {engine.BUILD}"
+          f"measurement, median of {args.rounds} alternating rounds; engine {engine.BUILD}, "
+          f"LOG_LEVEL={args.log_level}"
           f"{', CACHE_SIZE=0' if args.no_cache else ''}\n")
     print("| operation | case | µs per request | vs echo |")
     print("|---|---|---:|---:|")

@@ -7,7 +7,8 @@ the same run.
     python bench/http.py --compiled      # the engine compiled with mypyc (as in the image)
 
 It starts, on loopback only: a redis-server on a free port, and two single-worker services
-(``canasta-referee serve``, BENCH_ECHO=1, LOG_LEVEL=warning): "local" with the default
+(``canasta-referee serve``, BENCH_ECHO=1, LOG_LEVEL=info as the service and its deployments
+run by default: a JSON line per request, to a file): "local" with the default
 in-process cache, and "redis" with the in-process tier off (CACHE_SIZE=0) so every cacheable
 answer goes through Redis; with ``--tiers none``, one that caches nothing (misses only). For
 each operation it measures a cache miss (every request a new state: the scores change) and a
@@ -315,6 +316,9 @@ def main() -> int:
     parser.add_argument("--tiers", default="local,redis",
                         help="comma-separated: local, redis (default: both), none (CACHE_SIZE=0 "
                              "and no Redis: nothing cached, misses only)")
+    parser.add_argument("--log-level", default="info",
+                        help="the services' LOG_LEVEL (default info, the service's default: a "
+                             "log line per request; warning: none, to see what the line costs)")
     args = parser.parse_args()
     ops = None if not args.ops else {o.strip() for o in args.ops.split(",")}
     if ops is not None and ops - set(OPS):
@@ -341,7 +345,8 @@ def main() -> int:
                 continue
             # every connection may have a batch in flight (the default MAX_BULK_IN_FLIGHT, 4,
             # would answer most of them 503 OVERLOADED at once and count those as throughput)
-            svc = Service({**env, "MAX_BULK_IN_FLIGHT": str(args.connections)}, cwd=cwd).start()
+            svc = Service({**env, "MAX_BULK_IN_FLIGHT": str(args.connections),
+                           "LOG_LEVEL": args.log_level}, cwd=cwd).start()
             try:
                 wrk(svc.url + "/v1/echo", b"{}", 1, False, args.connections)  # warm up
                 wrk(bare.url + "/echo", b"{}", 1, False, args.connections)
@@ -358,7 +363,7 @@ def main() -> int:
         return 0
     print(f"wrk -t1 -c{args.connections} -d{args.seconds:g}s, one uvicorn worker"
           f"{f', median of {args.rounds} alternating rounds' if args.rounds > 1 else ''}"
-          f"{' (mypyc-compiled engine)' if args.compiled else ''}; "
+          f"{' (mypyc-compiled engine)' if args.compiled else ''}, LOG_LEVEL={args.log_level}; "
           "vs bare echo = requests/s over those of a bare Starlette echo of the same body on the "
           "same uvicorn (bench/bare_echo.py), same round\n")
     print("| cache tier | operation | cache | body bytes | requests/s | p50 ms | p99 ms | vs bare "
