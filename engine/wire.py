@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable
-from operator import itemgetter
 from typing import Any, Final
 
 from .cards import (
@@ -57,11 +56,12 @@ Seen = tuple[str, int, str, tuple[int, ...]]  # cards seen: list path, index or 
 
 
 def _cards(value: Any) -> tuple[int, ...]:
-    try:  # canonical codes, the common case; itemgetter looks up many keys in one C call
-        if len(value) > 1:
-            cards: tuple[int, ...] = itemgetter(*value)(_CODE_TO_CARD)
-            return cards
-        return tuple(map(_CODE_TO_CARD.__getitem__, value))
+    table: dict[Any, int] = _CODE_TO_CARD  # Any: a key of another type is a KeyError here
+    try:  # canonical codes, the common case: a typed loop over the list (mypyc)
+        if type(value) is list:
+            codes: list[Any] = value
+            return tuple([table[c] for c in codes])
+        return tuple([table[c] for c in value])
     except KeyError:
         return tuple(parse_card(c) for c in value)
 
