@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable
+from operator import itemgetter
 from typing import Any, Final
 
 from .cards import (
@@ -55,13 +56,20 @@ Data = dict[str, Any]
 Seen = tuple[str, int, str, tuple[int, ...]]  # cards seen: list path, index or -1, tail, cards
 
 
+#: whether this module runs compiled with mypyc (its ``__file__`` is then the extension's)
+_COMPILED: Final = not str(globals().get("__file__", "")).endswith(".py")
+
+
 def _cards(value: Any) -> tuple[int, ...]:
     table: dict[Any, int] = _CODE_TO_CARD  # Any: a key of another type is a KeyError here
-    try:  # canonical codes, the common case: a typed loop over the list (mypyc)
-        if type(value) is list:
+    try:  # canonical codes, the common case
+        if _COMPILED and type(value) is list:  # a typed loop: the fastest way compiled
             codes: list[Any] = value
             return tuple([table[c] for c in codes])
-        return tuple([table[c] for c in value])
+        if len(value) > 1:  # in Python itemgetter, which looks up many keys in one C call
+            cards: tuple[int, ...] = itemgetter(*value)(table)
+            return cards
+        return tuple(map(table.__getitem__, value))
     except KeyError:
         return tuple(parse_card(c) for c in value)
 
