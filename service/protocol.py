@@ -64,6 +64,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import resource
+import socket
 from collections import OrderedDict
 from typing import Any, ClassVar, NamedTuple
 
@@ -116,6 +117,7 @@ class Limits(NamedTuple):
     keepalive_timeout: float
     send_timeout: float
     max_unsent_bytes: int
+    send_buffer_bytes: int
     max_connections: int
     max_in_flight: int
     cors_origins: tuple[str, ...]
@@ -127,7 +129,7 @@ class Limits(NamedTuple):
         s = Settings.from_env()
         return Limits(s.max_header_bytes, s.header_timeout, s.body_timeout,
                       s.keepalive_timeout, s.send_timeout, s.max_unsent_bytes,
-                      fd_bounded(s.max_connections), s.max_in_flight,
+                      s.send_buffer_bytes, fd_bounded(s.max_connections), s.max_in_flight,
                       s.cors_origins)
 
 
@@ -291,6 +293,10 @@ class RefereeProtocol(HttpToolsProtocol):
         super().connection_made(transport)
         transport.set_write_buffer_limits(high=WRITE_HIGH_WATER)
         lim = self.lim
+        if lim.send_buffer_bytes:  # the kernel's buffer bounded: the rest waits where we count it
+            sock = transport.get_extra_info("socket")
+            if sock is not None:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, lim.send_buffer_bytes)
         if len(self.connections) > lim.max_connections and not self.evict_one():
             if len(self.connections) > lim.max_connections + RESERVE:
                 CONNECTIONS.count(CONNECTIONS.closed, "refused")

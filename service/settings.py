@@ -38,6 +38,13 @@ DOCS: dict[str, str] = {
     "MAX_UNSENT_BYTES": "Bytes of answers held back for clients that do not read them, per "
                         "worker; past it the connection held back longest is dropped. At "
                         "least `MAX_BULK_ANSWER_BYTES` (`serve`).",
+    "SEND_BUFFER_BYTES": "The kernel's send buffer of each connection (`SO_SNDBUF`; Linux "
+                         "keeps twice the value for its bookkeeping); 0: the kernel's own "
+                         "sizing, up to `net.ipv4.tcp_wmem`'s maximum (several MB a connection "
+                         "for a client that reads nothing). Set, it bounds that memory to "
+                         "`MAX_CONNECTIONS` x 2 x this, and what does not fit waits in the "
+                         "worker under `SEND_TIMEOUT` and `MAX_UNSENT_BYTES`; it also caps what "
+                         "a connection can have in flight per round trip (`serve`).",
     "KEEPALIVE_TIMEOUT": "Seconds an idle keep-alive connection stays open between requests; "
                          "keep a load balancer's idle timeout shorter (`serve`).",
     "MAX_CONNECTIONS": "Open connections per worker. Past it the longest-idle connection (no "
@@ -201,6 +208,7 @@ class Settings:
     keepalive_timeout: float = 5.0
     send_timeout: float = 30.0
     max_unsent_bytes: int = 8 * 1024 * 1024
+    send_buffer_bytes: int = 0
     max_connections: int = 1000
     max_in_flight: int = 64
     max_body_bytes: int = 256 * 1024
@@ -313,6 +321,9 @@ class Settings:
         if self.log_level.lower() not in ("debug", "info", "warning", "error"):
             raise SettingError(f"LOG_LEVEL: {_shown(self.log_level)} is not debug, info, "
                                "warning or error")
+        if self.send_buffer_bytes and not 4096 <= self.send_buffer_bytes <= 64 * 1024 * 1024:
+            raise SettingError(f"SEND_BUFFER_BYTES: {self.send_buffer_bytes} is neither 0 nor "
+                               "in 4096..67108864")
         if self.max_unsent_bytes < self.max_bulk_answer_bytes:
             raise SettingError(f"MAX_UNSENT_BYTES: {self.max_unsent_bytes} is less than "
                                f"MAX_BULK_ANSWER_BYTES ({self.max_bulk_answer_bytes}): an answer "

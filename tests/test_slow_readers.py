@@ -16,6 +16,7 @@ import threading
 import time
 from contextlib import suppress
 from functools import cache
+from pathlib import Path
 
 import httpx
 import orjson
@@ -119,6 +120,36 @@ def test_answers_held_back_stay_within_max_unsent_bytes() -> None:
                 s.close()
 
 
+def send_queues(port: int) -> list[int]:
+    """What each of the server's established connections on ``port`` holds in the kernel:
+    bytes written and not yet acknowledged by the client (``/proc/net/tcp``'s ``tx_queue``)."""
+    queues = []
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if int(fields[1].split(":")[1], 16) == port and fields[3] == "01":  # ESTABLISHED
+            queues.append(int(fields[4].split(":")[0], 16))
+    return queues
+
+
+def test_send_buffer_bytes_bounds_what_the_kernel_holds_for_a_client() -> None:
+    """With the kernel's own sizing a connection whose client reads nothing queues megabytes
+    over loopback (3.5 MiB measured); ``SEND_BUFFER_BYTES`` caps it at about twice the setting
+    (Linux's bookkeeping), and the rest of the answer waits in the worker, where
+    ``MAX_UNSENT_BYTES`` and ``SEND_TIMEOUT`` see it."""
+    size = 64 * 1024
+    with service(SEND_BUFFER_BYTES=str(size), SEND_TIMEOUT="600") as svc:
+        socks = jam(svc.port)
+        try:
+            wait_for(lambda: sum(q > 0 for q in send_queues(svc.port)) >= 4, 30,
+                     "four jammed connections with answers queued")
+            time.sleep(1)  # what the kernel would still take
+            queues = send_queues(svc.port)
+            assert 0 < max(queues) <= 2 * size, queues
+        finally:
+            for s in socks:
+                s.close()
+
+
 def test_a_client_that_reads_slowly_gets_its_whole_answer() -> None:
     """Held back is not dropped: a client reading at most 64 KB every 20 ms (a 1.8 MB answer
     in about 0.6 s, well within SEND_TIMEOUT) gets all four answers it pipelined."""
@@ -206,3 +237,7 @@ def test_the_budget_counts_answers_held_back_and_the_settings_are_checked() -> N
                               "MAX_BULK_ANSWER_BYTES": str(MIB)}).max_unsent_bytes == MIB
     with pytest.raises(SettingError, match="SEND_TIMEOUT"):
         Settings.from_env({"SEND_TIMEOUT": "0"})
+    for wrong in ("100", str(65 * MIB), "-1"):
+        with pytest.raises(SettingError, match="SEND_BUFFER_BYTES"):
+            Settings.from_env({"SEND_BUFFER_BYTES": wrong})
+    assert Settings.from_env({"SEND_BUFFER_BYTES": "0"}).send_buffer_bytes == 0
