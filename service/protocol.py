@@ -62,6 +62,7 @@ reads, one timer: about 3 µs of CPU over uvicorn's own protocol (bench/attack_c
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import resource
 import socket
@@ -295,8 +296,9 @@ class RefereeProtocol(HttpToolsProtocol):
         lim = self.lim
         if lim.send_buffer_bytes:  # the kernel's buffer bounded: the rest waits where we count it
             sock = transport.get_extra_info("socket")
-            if sock is not None:
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, lim.send_buffer_bytes)
+            with contextlib.suppress(OSError):  # (a connection already gone: nothing to bound)
+                if sock is not None:
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, lim.send_buffer_bytes)
         if len(self.connections) > lim.max_connections and not self.evict_one():
             if len(self.connections) > lim.max_connections + RESERVE:
                 CONNECTIONS.count(CONNECTIONS.closed, "refused")
