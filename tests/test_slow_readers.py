@@ -150,10 +150,14 @@ def test_send_buffer_bytes_bounds_what_the_kernel_holds_for_a_client() -> None:
                 s.close()
 
 
-def test_a_client_that_reads_slowly_gets_its_whole_answer() -> None:
+@pytest.mark.parametrize("send_buffer", ["0", "65536"])
+def test_a_client_that_reads_slowly_gets_its_whole_answer(send_buffer: str) -> None:
     """Held back is not dropped: a client reading at most 64 KB every 20 ms (a 1.8 MB answer
-    in about 0.6 s, well within SEND_TIMEOUT) gets all four answers it pipelined."""
-    with service(SEND_TIMEOUT="5", MAX_UNSENT_BYTES=str(2 * 1024 * 1024)) as svc:
+    in about 0.6 s, well within SEND_TIMEOUT) gets all four answers it pipelined, also with
+    the kernel's buffer bounded (``SEND_BUFFER_BYTES``: nearly all of each answer then waits
+    in the worker, within ``MAX_UNSENT_BYTES``)."""
+    with service(SEND_TIMEOUT="5", MAX_UNSENT_BYTES=str(2 * 1024 * 1024),
+                 SEND_BUFFER_BYTES=send_buffer) as svc:
         s = socket.socket()
         s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
         s.settimeout(30)
