@@ -30,6 +30,10 @@ settings let it hold at most, whatever the clients send.
   stay within ``MAX_UNSENT_BYTES`` together; any other connection keeps less than the
   high-water mark. ``SEND_TIMEOUT`` bounds how long either is kept.
 
+Beside the budget, outside the worker's memory but inside a container's: the kernel's send
+buffers of its connections, ``MAX_CONNECTIONS`` x 2 x ``SEND_BUFFER_BYTES`` when that is set
+(``kernel_send_bound``; the report prints it).
+
 The constants were measured on the project's 2-core development machine: resident memory from
 /proc (``bench/attack.py``), allocations with tracemalloc (``tests/test_service_cache.py`` checks
 the cache's count against them). ``tests/test_memory_attack.py`` holds a real server to this
@@ -118,6 +122,16 @@ def unsent_bound(settings: Settings) -> int:
     return settings.max_unsent_bytes + settings.max_connections * WRITE_HIGH_WATER
 
 
+def kernel_send_bound(settings: Settings) -> int | None:
+    """What the kernel's send buffers of one worker's connections hold at most, outside the
+    worker's memory (in a container they count towards its limit): ``MAX_CONNECTIONS`` x 2 x
+    ``SEND_BUFFER_BYTES`` (Linux keeps twice the ``SO_SNDBUF`` asked for); None while it is 0
+    (the kernel's own sizing, up to ``net.ipv4.tcp_wmem``'s maximum per connection)."""
+    if not settings.send_buffer_bytes:
+        return None
+    return settings.max_connections * 2 * settings.send_buffer_bytes
+
+
 def budget(settings: Settings, in_flight: int | None = None) -> Budget:
     """The memory budget of one worker with these settings (``in_flight``: requests in flight
     instead of ``MAX_IN_FLIGHT``)."""
@@ -146,6 +160,10 @@ def report(settings: Settings, in_flight: int | None = None) -> str:
         (f"{settings.max_bulk_in_flight} audits/batches", b.bulk), ("unsent answers", b.unsent),
         ("a worker", b.total),
         (f"WORKERS={settings.workers}", for_workers(settings, in_flight)))]
+    kernel = kernel_send_bound(settings)
+    lines.append(f"{'+ kernel send buffers':>22}: " + (
+        "not bounded (SEND_BUFFER_BYTES=0)" if kernel is None
+        else f"{kernel / MIB:6.1f} MiB a worker, outside its memory"))
     return "\n".join(lines) + "\n"
 
 

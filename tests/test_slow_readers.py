@@ -22,7 +22,7 @@ import httpx
 import orjson
 import pytest
 
-from canasta_referee.service.budget import MIB, budget, report
+from canasta_referee.service.budget import MIB, budget, kernel_send_bound, report
 from canasta_referee.service.protocol import WRITE_HIGH_WATER
 from canasta_referee.service.settings import SettingError, Settings
 
@@ -235,6 +235,11 @@ def test_the_budget_counts_answers_held_back_and_the_settings_are_checked() -> N
         16 * MIB + 10 * WRITE_HIGH_WATER)
     assert b.total == b.baseline + b.cache + b.compute + b.in_flight + b.bulk + b.unsent
     assert "unsent answers" in report(Settings())
+    assert "kernel send buffers: not bounded" in report(Settings())
+    bounded = Settings(send_buffer_bytes=32 * 1024, max_connections=1000)
+    assert kernel_send_bound(bounded) == 1000 * 64 * 1024
+    assert "62.5 MiB a worker, outside its memory" in report(bounded)
+    assert budget(bounded).total == budget(Settings()).total  # beside the budget, not in it
     with pytest.raises(SettingError, match="MAX_UNSENT_BYTES"):
         Settings.from_env({"MAX_UNSENT_BYTES": str(MIB)})  # below MAX_BULK_ANSWER_BYTES
     assert Settings.from_env({"MAX_UNSENT_BYTES": str(MIB),
