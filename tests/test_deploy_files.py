@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from canasta_referee.service.budget import budget, for_workers, report
+from canasta_referee.service.budget import budget, for_workers, kernel_send_bound, report
 from canasta_referee.service.settings import DOCS, Settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -311,7 +311,8 @@ def test_docs_say_how_to_name_a_redis_cluster(doc: str) -> None:
 MEMORY_SETTINGS = ("MAX_BODY_BYTES", "MAX_PROBLEMS", "MAX_LEGAL_ACTIONS", "CACHE_SIZE",
                    "CACHE_MAX_BYTES", "CACHE_MAX_ENTRY_BYTES", "MAX_IN_FLIGHT",
                    "MAX_AUDIT_BODY_BYTES", "MAX_BATCH_BODY_BYTES", "MAX_BULK_IN_FLIGHT",
-                   "MAX_BULK_ANSWER_BYTES", "MAX_UNSENT_BYTES", "MAX_CONNECTIONS", "WORKERS")
+                   "MAX_BULK_ANSWER_BYTES", "MAX_UNSENT_BYTES", "MAX_CONNECTIONS",
+                   "SEND_BUFFER_BYTES", "WORKERS")
 
 
 def compose_bytes(value: str) -> float:
@@ -323,8 +324,9 @@ def compose_bytes(value: str) -> float:
 
 def test_kubernetes_memory_covers_the_budget_of_its_settings() -> None:
     """The pod's memory limit covers a worker's whole budget (``service.budget``, with the
-    requests in flight it assumes) and its request covers a worker with a full in-process
-    tier and one computation: the sizes docs/operations.md, "Memory budget", explains."""
+    requests in flight it assumes) and the kernel's send buffers of its connections, bounded
+    (in the pod's cgroup too), and its request covers a worker with a full in-process tier
+    and one computation: the sizes docs/operations.md, "Memory budget", explains."""
     objects = manifests()
     container = only_container(objects[("Deployment", "canasta-referee")])
     config = objects[("ConfigMap", "canasta-referee")]["data"]
@@ -334,7 +336,10 @@ def test_kubernetes_memory_covers_the_budget_of_its_settings() -> None:
     assert settings.workers == 1
     b = budget(settings)
     memory = container["resources"]
-    assert quantity(memory["limits"]["memory"]) >= for_workers(settings) == b.total
+    kernel = kernel_send_bound(settings)
+    assert kernel is not None, "SEND_BUFFER_BYTES bounds what the kernel holds for clients"
+    assert quantity(memory["limits"]["memory"]) >= for_workers(settings) + kernel
+    assert for_workers(settings) == b.total
     assert quantity(memory["requests"]["memory"]) >= b.baseline + b.cache + b.compute
     # and the bounds are real ones: a tier bounded by bytes, answers capped
     assert 0 < settings.cache_max_bytes <= quantity(memory["limits"]["memory"]) / 4
@@ -347,7 +352,9 @@ def test_compose_memory_limit_covers_the_budget_of_its_workers() -> None:
     assert set(MEMORY_SETTINGS) <= set(env)
     settings = settings_from(env)
     assert settings.workers == 2
-    assert compose_bytes(referee["mem_limit"]) >= for_workers(settings)
+    kernel = kernel_send_bound(settings)
+    assert kernel is not None
+    assert compose_bytes(referee["mem_limit"]) >= for_workers(settings) + 2 * kernel
 
 
 def test_operations_doc_quotes_the_budget_of_the_kubernetes_settings() -> None:
