@@ -61,7 +61,9 @@ _COMPILED: Final = not str(globals().get("__file__", "")).endswith(".py")
 
 
 def _cards(value: Any) -> tuple[int, ...]:
-    table: dict[Any, int] = _CODE_TO_CARD  # Any: a key of another type is a KeyError here
+    # keys Any: a key of another type is a KeyError here; values Any: compiled, the numbers
+    # go from the table into the tuple as they are, not unboxed and boxed again
+    table: dict[Any, Any] = _CODE_TO_CARD
     try:  # canonical codes, the common case
         if _COMPILED and type(value) is list:  # a typed loop: the fastest way compiled
             codes: list[Any] = value
@@ -88,27 +90,37 @@ def _numbered(melds: list[Meld]) -> tuple[Meld, ...]:
 
 
 _SEEN: dict[tuple[str, tuple[tuple[str, Any], ...], tuple[type, ...]], RuleSet] = {}
+#: per variant id as written: the options of the last state that named it, the types of their
+#: values in order, and their ruleset
+_LAST: dict[str, tuple[dict[str, Any], list[type], RuleSet]] = {}
 
 
 def rules_of(data: Data) -> RuleSet:
     """The ruleset a state (or a deal request) names; raises ``UnknownRules``. Every request
     asks again: the exact same words (types too, as True == 1) are remembered here, in the
-    compiled engine, before ``rules_for`` normalises them."""
+    compiled engine, before ``rules_for`` normalises them. The options of the last state of
+    each variant are compared as they are, without building a key (a client's states name
+    the same ruleset, one request after another)."""
     variant = str(data.get("variant", "classic"))
     given = data.get("options") or {}
     options: dict[str, Any] = given if type(given) is dict else dict(given)
-    fast = (variant, tuple(options.items()), tuple([type(v) for v in options.values()]))
+    types = [type(v) for v in options.values()]
+    last = _LAST.get(variant)
+    if last is not None and last[0] == options and last[1] == types:
+        return last[2]
+    fast = (variant, tuple(options.items()), tuple(types))
     try:
         hit = _SEEN.get(fast)
     except TypeError:  # an unhashable option value: rules_for refuses it
         hit = None
-    if hit is not None:
-        return hit
-    rules = rules_for(variant, options)
-    if len(_SEEN) > 1024:
-        _SEEN.clear()
-    _SEEN[fast] = rules
-    return rules
+    if hit is None:
+        hit = rules_for(variant, options)
+        if len(_SEEN) > 1024:
+            _SEEN.clear()
+        _SEEN[fast] = hit
+    if variant in _LAST or len(_LAST) < 64:  # the ids and aliases of the variants, in practice
+        _LAST[variant] = (dict(options), types, hit)
+    return hit
 
 
 # ---------------------------------------------------------------- validation

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
+from msgspec.structs import asdict
 
 from . import models
 
@@ -178,9 +179,36 @@ def request(op: str, body: bytes | str | None) -> dict[str, Any] | None:
         decoded = decoder.decode(body)
     except (msgspec.MsgspecError, ValueError):  # ValueError: a str body that is no UTF-8
         return None
-    if isinstance(decoded, AuditRequest) and not all(d.starts_once() for d in decoded.deals):
-        return None
-    data: dict[str, Any] = msgspec.to_builtins(decoded)
+    if isinstance(decoded, AuditRequest):
+        if not all(d.starts_once() for d in decoded.deals):
+            return None
+        audit: dict[str, Any] = msgspec.to_builtins(decoded)
+        return audit
+    return _plain(decoded)
+
+
+def _plain(request: StateRequest | ActionsRequest | ViewRequest) -> dict[str, Any]:
+    """``msgspec.to_builtins(request)`` for the requests that carry a state, made of the
+    decoded lists themselves: only the structs become dicts. ``to_builtins`` copies every list
+    and code of the state (a four-player request 2.0 against 1.4 µs)."""
+    data = asdict(request)
+    state = request.state
+    plain = asdict(state)
+    plain["hands"] = [asdict(h) if isinstance(h, HiddenCards) else h for h in state.hands]
+    plain["melds"] = [[asdict(m) for m in side] for side in state.melds]
+    if type(state.discard) is PileView:
+        plain["discard"] = asdict(state.discard)
+    if type(state.stock) is HiddenCards:
+        plain["stock"] = asdict(state.stock)
+    turn = asdict(state.turn)
+    if state.turn.pending:
+        turn["pending"] = [asdict(m) for m in state.turn.pending]
+    if type(state.turn.held) is HiddenCards:
+        turn["held"] = asdict(state.turn.held)
+    plain["turn"] = turn
+    data["state"] = plain
+    if type(request) is ActionsRequest:
+        data["actions"] = msgspec.to_builtins(request.actions)  # each with its "type" tag
     return data
 
 

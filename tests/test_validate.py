@@ -314,3 +314,30 @@ def test_seat_lists_are_read_sorted_without_repeats(seats: list[int]) -> None:
     of seats: whatever order or repeats a client sends, the state holds
     them sorted, once each; a list already so is taken as it is."""
     assert _seats(seats) == tuple(sorted(set(seats)))
+
+
+def test_the_ruleset_a_state_names_is_its_own_whatever_came_before() -> None:
+    """``wire.rules_of`` remembers the last options of each variant and compares the next
+    ones with them as they are: True is not 1, other values, names, orders and a changed
+    dict each get their own answer (a speed shortcut that must never answer for another
+    ruleset)."""
+    from canasta_referee.engine.reasons import UnknownRules
+    from canasta_referee.engine.wire import rules_of
+
+    def named(options: dict[str, Any]) -> Any:
+        return rules_of({"variant": "classic", "options": options})
+
+    four = {"players": 4, "natural_majority": True}
+    assert named(four).players == 4 and named(four).natural_majority is True
+    with pytest.raises(UnknownRules):  # 1 for True: refused, not the remembered ruleset
+        named({"players": 4, "natural_majority": 1})
+    assert named({"players": 4, "natural_majority": False}).natural_majority is False
+    assert named({"natural_majority": True, "players": 4}) is named(four)  # another order
+    assert named({"players": 2}).players == 2 and named({}).players == 4
+    given = {"players": 3}
+    assert named(given).players == 3
+    given["players"] = 2  # the caller's dict changed: not taken for the one remembered
+    assert named(given).players == 2
+    with pytest.raises(UnknownRules):
+        named({"players": True})
+    assert rules_of({"variant": "german", "options": {}}).id != named({}).id
