@@ -637,13 +637,16 @@ def record(metrics: Metrics, scope: Scope, op: str, status: int, cache: str | No
         metrics.latency.observe(op, seconds)
     if log.isEnabledFor(logging.INFO):
         if aborted is not None:
-            logs.info(log, "aborted", {
-                "method": scope["method"], "path": scope["path"][:200], "op": op,
-                "reason": aborted, "ms": round(seconds * 1000, 3)})
+            _ABORTED.info((scope["method"], scope["path"][:200], op, aborted),
+                          round(seconds * 1000, 3))
         else:
-            logs.info(log, "request", {
-                "method": scope["method"], "path": scope["path"][:200], "op": op,
-                "status": status, "cache": cache, "ms": round(seconds * 1000, 3)})
+            _REQUEST.info((scope["method"], scope["path"][:200], op, status, cache),
+                          round(seconds * 1000, 3))
+
+
+#: the log lines of requests answered and aborted
+_REQUEST = logs.Lines(log, "request", ("method", "path", "op", "status", "cache"), "ms")
+_ABORTED = logs.Lines(log, "aborted", ("method", "path", "op", "reason"), "ms")
 
 
 # --- errors -------------------------------------------------------------------------------------

@@ -12,18 +12,26 @@ import orjson
 
 class _Clock:
     """The ``ts`` of a log line: ``2026-12-02T06:21:24.598Z`` (UTC, milliseconds); the part up
-    to the second is formatted once a second, not on every line."""
+    to the second is formatted once a second, the whole once a millisecond, not on every line.
+    Each is kept as one tuple, so a thread never sees half of an update."""
 
     def __init__(self) -> None:
-        self.second = -1
-        self.prefix = ""
+        self.second: tuple[int, str] = (-1, "")
+        self.last: tuple[int, int, str] = (-1, -1, "")
 
     def ts(self, created: float) -> str:
         second = int(created)
-        if second != self.second:
-            self.second = second
-            self.prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
-        return f"{self.prefix}.{int((created - second) * 1000):03d}Z"
+        milli = int((created - second) * 1000)
+        last = self.last
+        if last[1] == milli and last[0] == second:
+            return last[2]
+        known = self.second
+        if known[0] != second:
+            known = self.second = (second, time.strftime("%Y-%m-%dT%H:%M:%S",
+                                                          time.gmtime(second)))
+        text = f"{known[1]}.{milli:03d}Z"
+        self.last = (second, milli, text)
+        return text
 
 
 _CLOCK = _Clock()
@@ -86,21 +94,56 @@ def _only_handler(logger: logging.Logger) -> logging.Handler | None:
     return None
 
 
-def info(logger: logging.Logger, msg: str, fields: dict[str, Any]) -> None:
-    """``logger.info(msg, extra={"fields": fields})`` for a logger enabled for ``info``, the
-    same line. While the logger's one handler is the one ``setup`` installed (no filters, as
-    the service runs), the line is written to it directly: a ``LogRecord`` and the logging
-    module's path cost about as much as the rest of a small request (one line per request).
-    A logger configured otherwise (an embedding application's handlers) gets the record."""
-    handler = _HANDLER
-    if handler is not None and _only_handler(logger) is handler and handler.level <= logging.INFO:
-        try:
-            line = json_line(time.time(), "info", logger.name, msg, fields)
-            stream = handler.stream
-            with handler.lock:  # type: ignore[union-attr]  # made by the handler's __init__
-                stream.write(line + "\n")
-                stream.flush()
-            return
-        except Exception:  # noqa: BLE001  # a stream that fails: logging reports it its way
-            pass
-    logger.info(msg, extra={"fields": fields})
+class Lines:
+    """The ``info`` lines of one logger and message whose fields repeat from line to line but
+    for the last (a request's method, path, operation, status and cache tag; its duration):
+    the line ``logger.info(msg, extra={"fields": {**dict(zip(names, values)), last: value}})``
+    writes through ``JsonFormatter``, its repeating part made once and kept."""
+
+    #: the kept parts at most (hostile paths each make one; those past it are made each time)
+    KEPT = 1024
+
+    def __init__(self, logger: logging.Logger, msg: str, names: tuple[str, ...], last: str):
+        self.logger = logger
+        self.msg = msg
+        self.names = names
+        self.last = last
+        self.tail = orjson.dumps(last).decode()
+        self.middles: dict[tuple[Any, ...], str] = {}
+
+    def info(self, values: tuple[Any, ...], value: Any) -> None:
+        """Log the line of ``values`` (for ``names``) and ``value`` (for ``last``). While the
+        logger's one handler is the one ``setup`` installed (no filters, as the service runs),
+        the line is written to it directly: a ``LogRecord`` and the logging module's path cost
+        about as much as the rest of a small request. A logger configured otherwise (an
+        embedding application's handlers) gets the record."""
+        handler = _HANDLER
+        if (handler is not None and _only_handler(self.logger) is handler
+                and handler.level <= logging.INFO):
+            try:
+                line = self.text(time.time(), values, value)
+                stream = handler.stream
+                with handler.lock:  # type: ignore[union-attr]  # made by the handler's __init__
+                    stream.write(line)
+                    stream.flush()
+                return
+            except Exception:  # noqa: BLE001  # a stream that fails: logging reports it its way
+                pass
+        self.logger.info(self.msg, extra={"fields": self.fields(values, value)})
+
+    def fields(self, values: tuple[Any, ...], value: Any) -> dict[str, Any]:
+        fields = dict(zip(self.names, values, strict=True))
+        fields[self.last] = value
+        return fields
+
+    def text(self, created: float, values: tuple[Any, ...], value: Any) -> str:
+        """``json_line(created, "info", ...)`` of these fields, with its newline."""
+        middle = self.middles.get(values)
+        if middle is None:
+            head = {"level": "info", "logger": self.logger.name, "msg": self.msg}
+            head.update(zip(self.names, values, strict=True))
+            middle = orjson.dumps(head, default=str).decode()[1:-1]
+            if len(self.middles) < self.KEPT:
+                self.middles[values] = middle
+        number = orjson.dumps(value, default=str).decode()
+        return f'{{"ts":"{_CLOCK.ts(created)}",{middle},{self.tail}:{number}}}\n'

@@ -1,4 +1,4 @@
-"""The request log's own writer (service/logs.py, ``info``): the same JSON line the logging
+"""The request log's own writer (service/logs.py, ``Lines``): the same JSON line the logging
 module writes through ``JsonFormatter``, straight to the handler ``setup`` installed, and the
 logging module's way whenever the logger is configured otherwise."""
 
@@ -17,6 +17,12 @@ from canasta_referee.service import logs
 
 FIELDS = {"method": "POST", "path": "/v1/check", "op": "check", "status": 200, "cache": "miss",
           "ms": 0.125}
+NAMES = ("method", "path", "op", "status", "cache")
+VALUES = tuple(FIELDS[name] for name in NAMES)
+
+
+def request_lines() -> logs.Lines:
+    return logs.Lines(logging.getLogger("canasta.http"), "request", NAMES, "ms")
 
 
 @pytest.fixture
@@ -39,7 +45,7 @@ def lines(out: io.StringIO) -> list[dict[str, object]]:
 
 def test_a_request_line_is_the_line_the_logging_module_writes(stream: io.StringIO) -> None:
     log = logging.getLogger("canasta.http")
-    logs.info(log, "request", FIELDS)
+    request_lines().info(VALUES, FIELDS["ms"])
     log.info("request", extra={"fields": FIELDS})
     direct, logged = lines(stream)
     assert list(direct) == ["ts", "level", "logger", "msg", *FIELDS]
@@ -51,10 +57,39 @@ def test_a_request_line_is_the_line_the_logging_module_writes(stream: io.StringI
 def test_the_timestamp_is_utc_to_the_millisecond() -> None:
     clock = logs._Clock()
     for second in (0, 1_764_656_484, 1_764_656_485, 1_764_656_484, 2_000_000_000):
-        for ms in (0, 7, 598, 999):
-            t = second + ms / 1000 + 0.0004  # inside the millisecond: no float rounding edge
-            want = datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-            assert clock.ts(t) == want, (t, clock.ts(t), want)
+        for ms in (0, 7, 598, 598, 999, 7):
+            for within in (0.0004, 0.0009, 0.0001):  # inside the millisecond: no rounding edge
+                t = second + ms / 1000 + within
+                want = datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+                got = clock.ts(t)
+                assert got == want, (t, got, want)
+    for second in (1_764_656_484, 1_764_656_485, 1_764_656_484):  # the same millisecond
+        assert clock.ts(second + 0.5004) == datetime.fromtimestamp(second, UTC).strftime(
+            "%Y-%m-%dT%H:%M:%S") + ".500Z"
+
+
+@pytest.mark.parametrize("values, value", [
+    (VALUES, 0.125), (VALUES, 0.0), (VALUES, 12345.678), (VALUES, 1e-3), (VALUES, 2.5e17),
+    (("GET", "/v1/variants", "variants", 404, None), 3.0),
+    (("POST", "/v1/\u00e9\"quoted\"\n", "check", 500, "bypass"), 0.001),
+])
+def test_a_line_is_json_line_s_text(values: tuple[object, ...], value: float) -> None:
+    """The kept part and the number put together give ``json_line``'s very text, first
+    and again (kept)."""
+    made = request_lines()
+    for created in (1_764_656_484.5004, 1_764_656_484.5004, 1_764_656_485.0001):
+        want = logs.json_line(created, "info", "canasta.http", "request",
+                              {**dict(zip(NAMES, values, strict=True)), "ms": value})
+        assert made.text(created, values, value) == want + "\n"
+
+
+def test_no_more_parts_are_kept_than_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(logs.Lines, "KEPT", 3)
+    made = request_lines()
+    for i in range(10):  # a path each, as a client asking for random paths sends
+        values = ("GET", f"/nowhere/{i}", "other", 404, None)
+        assert json.loads(made.text(0.0, values, 1.0))["path"] == f"/nowhere/{i}"
+    assert len(made.middles) == 3
 
 
 def test_a_logger_configured_otherwise_gets_the_record(stream: io.StringIO) -> None:
@@ -64,7 +99,7 @@ def test_a_logger_configured_otherwise_gets_the_record(stream: io.StringIO) -> N
     extra.emit = seen.append  # type: ignore[method-assign]
     log.addHandler(extra)  # a second handler on the way: the record goes through logging
     try:
-        logs.info(log, "request", FIELDS)
+        request_lines().info(VALUES, FIELDS["ms"])
     finally:
         log.removeHandler(extra)
     assert [(r.getMessage(), getattr(r, "fields", None)) for r in seen] == [("request", FIELDS)]
@@ -78,11 +113,11 @@ def test_a_filter_is_obeyed(stream: io.StringIO) -> None:
         assert where is not None
         where.addFilter(drop)
         try:
-            logs.info(log, "request", FIELDS)
+            request_lines().info(VALUES, FIELDS["ms"])
         finally:
             where.removeFilter(drop)
     assert lines(stream) == []
-    logs.info(log, "request", FIELDS)
+    request_lines().info(VALUES, FIELDS["ms"])
     assert len(lines(stream)) == 1
 
 
@@ -95,5 +130,5 @@ def test_a_failing_stream_is_reported_the_logging_way(
     monkeypatch.setattr(handler, "stream", broken)
     errors = io.StringIO()
     monkeypatch.setattr(sys, "stderr", errors)  # where logging's handleError reports
-    logs.info(logging.getLogger("canasta.http"), "request", FIELDS)  # does not raise
+    request_lines().info(VALUES, FIELDS["ms"])  # does not raise
     assert "Logging error" in errors.getvalue()
