@@ -38,7 +38,7 @@ sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).re
 sys.path.insert(0, str(ROOT))
 
 from bench import http  # noqa: E402
-from bench.http import LUA, bodies, marked  # noqa: E402
+from bench.http import bodies, marked  # noqa: E402
 from tests.servers import free_port  # noqa: E402
 
 #: the misses issue 19 sets goals for, and each goal (a share of the bare echo)
@@ -109,29 +109,21 @@ def server(command: list[str], cwd: Path, env: dict[str, str], folder: Path,
         proc.stop()
 
 
-def wrk(url: str, body: bytes, seconds: int, connections: int, folder: Path) -> int:
-    """Requests completed, each body new where it holds the ``@N@`` mark; every answer 200."""
-    body_file = folder / "body.json"
-    body_file.write_bytes(body)
-    script = folder / "post.lua"
-    script.write_text(LUA.format(body=body_file, vary="true"))
-    out = subprocess.run(["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "-s",
-                          str(script), url], capture_output=True, text=True, check=True).stdout
-    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-    if bad:
-        raise RuntimeError(f"{url}: {bad.group(1)} answers were not 200:\n{out}")
-    found = re.search(r"(\d+) requests in", out)
-    if found is None:
-        raise RuntimeError(out)
-    return int(found.group(1))
+def requests_sent(url: str, body: bytes, seconds: int, connections: int) -> int:
+    """Requests completed by bench/http.py's wrk, each body new where it holds the ``@N@``
+    mark; every answer must be 200."""
+    run = http.wrk(url, body, seconds, True, connections)
+    if run["non_2xx"]:
+        raise RuntimeError(f"{url}: {run['non_2xx']} answers were not 200")
+    requests: int = run["requests"]
+    return requests
 
 
-def per_request(proc: Callgrind, url: str, body: bytes, seconds: int, connections: int,
-                folder: Path) -> float:
+def per_request(proc: Callgrind, url: str, body: bytes, seconds: int, connections: int) -> float:
     """Instructions per request, after a warm-up of the same."""
-    wrk(url, body, max(1, seconds // 4), connections, folder)
+    requests_sent(url, body, max(1, seconds // 4), connections)
     proc.control("-z")
-    requests = wrk(url, body, seconds, connections, folder)
+    requests = requests_sent(url, body, seconds, connections)
     return proc.instructions() / requests
 
 
@@ -174,7 +166,7 @@ def main() -> int:
             for op in ops:
                 body = marked(known[op][0])
                 rows[op]["bare"] = per_request(bare, f"http://127.0.0.1:{bare.port}/echo",
-                                               body, args.seconds, args.connections, folder)
+                                               body, args.seconds, args.connections)
         serve = [sys.executable, "-m", "canasta_referee.service.cli", "serve", "--host",
                  "127.0.0.1", "--workers", "1", "--port"]
         with server(serve, cwd, env, folder, "/healthz") as svc:
@@ -183,9 +175,9 @@ def main() -> int:
                 body, path = known[op]
                 raw = marked(body)
                 rows[op]["echo"] = per_request(svc, url + "/v1/echo", raw, args.seconds,
-                                               args.connections, folder)
+                                               args.connections)
                 rows[op]["miss"] = per_request(svc, url + path, raw, args.seconds,
-                                               args.connections, folder)
+                                               args.connections)
     print(f"Instructions per request on the server (callgrind, user space), wrk -t1 "
           f"-c{args.connections} -d{args.seconds}s, one uvicorn worker, nothing cached, every "
           f"body new, LOG_LEVEL={args.log_level}, engine "
