@@ -1,4 +1,5 @@
-"""Wheels (`pip install .`) carry the engine's hot modules compiled with mypyc, beside their sources.
+"""Wheels (`pip install .`) carry the engine's hot modules compiled with mypyc, beside their sources,
+and the native writer of legal-action lists (schema/_text.c).
 
 The modules are `[tool.canasta-referee] mypyc` in pyproject.toml (bench/compiled.py reads the same
 list). The wheel is pure Python, with a warning on stderr (`pip install -v .` shows it), when mypyc
@@ -34,6 +35,10 @@ def hot_modules() -> list[str]:
     return [f"canasta_referee/engine/{name}.py" for name in names]
 
 
+#: the native writer of legal-action lists (schema/text.py uses it when it is installed)
+NATIVE_WRITER = Extension("canasta_referee.schema._text", ["canasta_referee/schema/_text.c"])
+
+
 def warn(why: str) -> None:
     print(f"WARNING: canasta-referee: {why}; building a pure-Python wheel (the slower engine)",
           file=sys.stderr, flush=True)
@@ -51,7 +56,7 @@ def compiled_extensions() -> list[Extension]:
         warn(f"mypyc is not available ({exc})")
         return []
     try:
-        return list(mypycify(hot_modules()))
+        return [*mypycify(hot_modules()), NATIVE_WRITER]
     except (Exception, SystemExit) as exc:  # mypyc reports type errors with sys.exit
         warn(f"mypyc failed ({exc})")
         return []

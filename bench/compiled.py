@@ -6,10 +6,11 @@ tell which engine an interpreter runs.
 
 `pip install .` installs the compiled engine already (setup.py); this folder is for the benchmarks
 (`bench/engine.py --compiled`, `bench/http.py --compiled`) against a checkout. Put it first on
-PYTHONPATH to use it: it holds a ``canasta_referee`` package whose engine is the compiled copy and
-whose schema and service are links to the checkout's. The hot modules (`[tool.canasta-referee]
-mypyc` in pyproject.toml, the list setup.py compiles) are compiled; the rest (variants, tables,
-views) stays Python. Needs mypy (the test extras) and a C compiler.
+PYTHONPATH to use it: it holds a ``canasta_referee`` package whose engine is the compiled copy,
+whose schema is a copy with the native writer of legal-action lists (schema/_text.c) built in,
+and whose service is a link to the checkout's. The hot modules (`[tool.canasta-referee] mypyc` in
+pyproject.toml, the list setup.py compiles) are compiled; the rest (variants, tables, views)
+stays Python. Needs mypy (the test extras) and a C compiler.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import importlib
 import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
 from pathlib import Path
 
@@ -41,8 +43,9 @@ def engine_build() -> str:
 
 
 def build(dest: Path = ROOT / "build" / "compiled") -> Path:
-    """Make ``dest/canasta_referee``: a copy of ``engine/`` with its hot modules compiled, and
-    links to the checkout's ``schema/`` and ``service/``; return ``dest``."""
+    """Make ``dest/canasta_referee``: a copy of ``engine/`` with its hot modules compiled, a copy
+    of ``schema/`` with the native writer, and a link to the checkout's ``service/``; return
+    ``dest``."""
     if dest.exists():
         shutil.rmtree(dest)
     package = dest / "canasta_referee"
@@ -50,8 +53,10 @@ def build(dest: Path = ROOT / "build" / "compiled") -> Path:
     shutil.copy2(ROOT / "canasta_referee" / "__init__.py", package / "__init__.py")
     shutil.copytree(ROOT / "engine", package / "engine",
                     ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-    for name in ("schema", "service"):
-        (package / name).symlink_to(ROOT / name, target_is_directory=True)
+    shutil.copytree(ROOT / "schema", package / "schema",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    build_native(package / "schema")
+    (package / "service").symlink_to(ROOT / "service", target_is_directory=True)
     modules = [f"canasta_referee/engine/{name}.py" for name in HOT]
     subprocess.run([sys.executable, "-m", "mypyc", *modules], cwd=dest, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -59,11 +64,28 @@ def build(dest: Path = ROOT / "build" / "compiled") -> Path:
     return dest
 
 
+def build_native(folder: Path) -> Path:
+    """Compile schema/_text.c (the native writer of legal-action lists) into ``folder`` as the
+    extension module ``_text``, as setup.py's wheel build does; return its file."""
+    from setuptools import Distribution, Extension
+    from setuptools.command.build_ext import build_ext
+
+    source = str(ROOT / "schema" / "_text.c")
+    command = build_ext(Distribution({"ext_modules": [Extension("_text", [source])]}))
+    with tempfile.TemporaryDirectory() as tmp:
+        command.build_lib, command.build_temp = str(folder), tmp
+        command.ensure_finalized()
+        command.run()
+    [built] = [p for p in folder.glob("_text.*") if p.suffix in (".so", ".pyd")]
+    return built
+
+
 def check() -> int:
     """Print which engine this interpreter runs and from where; 0 if it is the compiled one."""
     which = engine_build()
     engine = importlib.import_module("canasta_referee.engine")
     print(f"engine: {which} ({Path(engine.__file__ or '').parent})")
+    print(f"writer: {importlib.import_module('canasta_referee.schema.text').WRITER}")
     if which == "mixed":
         for name in HOT:
             module = importlib.import_module(f"canasta_referee.engine.{name}")
@@ -72,8 +94,9 @@ def check() -> int:
 
 
 if __name__ == "__main__":
+    # this script's folder (first on sys.path) holds bench/engine.py, not the engine package, and
+    # bench/http.py, which would shadow the standard library's http (setuptools imports it)
+    sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
     if sys.argv[1:] == ["--check"]:
-        # this script's folder (first on sys.path) holds bench/engine.py, not the engine package
-        sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
         sys.exit(check())
     print(build(Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else ROOT / "build" / "compiled"))

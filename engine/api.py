@@ -13,6 +13,7 @@ from typing import Any
 
 from . import scoring, wire
 from .deal import deal as deal_state
+from .legal import LegalActions
 from .legal import legal_actions as _legal
 from .play import NeedsHiddenInfo, apply_actions, check_actions
 from .reasons import IllegalAction, InvalidState, Problem, Refusal, UnknownRules, message
@@ -177,12 +178,13 @@ def validate(req: Data, lang: str = "en", rules: RuleSet | None = None,
 
 
 def legal_actions(req: Data, lang: str = "en", rules: RuleSet | None = None,
-                  as_json: Callable[[str], object] | None = None,
+                  as_json: Callable[[LegalActions], object] | None = None,
                   max_problems: int | None = None, max_actions: int | None = None) -> Data:
     """The seat to move, the phase and every legal action. With ``as_json`` the actions come as
-    ``as_json(their JSON text)`` instead of as data (the service passes ``orjson.Fragment``:
-    a long list is written several times faster than as data, then serialised). A state with
-    more than ``max_actions`` raises ``TooManyLegalActions`` before any is written."""
+    ``as_json(actions)`` instead of as data (the service writes them as JSON text, see
+    ``wire.actions_json``: a long list is written several times faster than as data, then
+    serialised). A state with more than ``max_actions`` raises ``TooManyLegalActions`` before
+    any is written."""
     state = _state(req, lang, rules, max_problems)
     try:
         actions = _legal(state)
@@ -194,7 +196,7 @@ def legal_actions(req: Data, lang: str = "en", rules: RuleSet | None = None,
     if seat is None:
         seat = state.turn.seat
     return {"seat": seat, "phase": state.turn.phase,
-            "actions": as_json(wire.actions_json(actions)) if as_json is not None
+            "actions": as_json(actions) if as_json is not None
             else [wire.action_to_data(a) for a in actions]}
 
 

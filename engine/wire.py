@@ -7,7 +7,7 @@ builds the immutable ``State`` of a valid one; ``state_to_data`` writes canonica
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from operator import itemgetter
 from typing import Any, Final
 
@@ -646,11 +646,17 @@ def action_to_data(action: Action) -> Data:
     return out
 
 
-_QUOTED: Final = tuple(f'"{code}"' for code in _CARD_CODES)
-# the text of a meld of naturals (and wild cards) after its cards, with the comma that follows
-# it, by seat and rank
-_MELD_ENDS: Final = [{r: f'],"rank":"{rank_code(r)}","seat":{s}}},' for r in range(len(RANKS))}
-                     for s in range(8)]
+#: the pieces legal-action lists are written from (here and by schema/_text.c): each card's
+#: code quoted, by card number; a meld's text before its cards; after them, by seat and rank; a
+#: discard's text before its card; after it, by seat
+QUOTED: Final = tuple(f'"{code}"' for code in _CARD_CODES)
+MELD_START: Final = '{"type":"meld","cards":['
+MELD_ENDS: Final = [[f'],"rank":"{rank_code(r)}","seat":{s}}}' for r in range(len(RANKS))]
+                    for s in range(8)]
+DISCARD_START: Final = '{"type":"discard","card":'
+DISCARD_ENDS: Final = [f',"seat":{s}}}' for s in range(8)]
+# a meld's end with the comma that follows it in the list
+_MELD_ENDS: Final = [[end + "," for end in ends] for ends in MELD_ENDS]
 
 
 def action_json(action: Action) -> str:
@@ -659,11 +665,11 @@ def action_json(action: Action) -> str:
     kind, cards, rank, card, allow, seat = action
     parts = ['{"type":"', kind, '"']
     if kind == "meld" or kind == "take-pile":
-        parts += [',"cards":[', ",".join([_QUOTED[c] for c in cards]), "]"]
+        parts += [',"cards":[', ",".join([QUOTED[c] for c in cards]), "]"]
         if rank is not None and kind == "meld":
             parts += [',"rank":"', rank_code(rank), '"']
     if card is not None:
-        parts += [',"card":', _QUOTED[card]]
+        parts += [',"card":', QUOTED[card]]
     if allow is not None:
         parts.append(',"allow":true' if allow else ',"allow":false')
     if seat is not None:
@@ -672,28 +678,35 @@ def action_json(action: Action) -> str:
     return "".join(parts)
 
 
-def actions_json(actions: Iterable[Action]) -> str:
+def actions_json(actions: Iterable[Action], native: Callable[..., str] | None = None) -> str:
     """A list of actions as JSON text, equal to ``[action_to_data(a) for a in actions]``.
 
     Legal-action lists are written from their blocks of melds (one prefix of naturals, many
     choices of wild cards) without building each ``Action``, and a segment of melds with one
-    join: no string per action."""
+    join: no string per action. ``native``: a writer of the same text from the same pieces
+    (schema/_text.c, several times faster), for lists with melds."""
     if not isinstance(actions, LegalActions):
         return "[" + ",".join([action_json(a) for a in actions]) + "]"
+    ctx = actions.ctx
+    if native is not None and actions.blocks and ctx is not None:
+        seat = ctx.seat
+        return native(QUOTED, [action_json(a) for a in actions.head], MELD_START,
+                      actions.meld_blocks(), actions.wilds, MELD_ENDS[seat],
+                      [action_json(a) for a in actions.tail], DISCARD_START,
+                      actions.discard_cards(), DISCARD_ENDS[seat])
     parts = ["["]  # each action's pieces end with a comma; the last one's becomes "]"
     for a in actions.head:
         parts += [action_json(a), ","]
-    ctx = actions.ctx
     if actions.blocks:
         assert ctx is not None
-        after = ["".join(["," + _QUOTED[c] for c in w]) for w in actions.wilds]  # naturals
+        after = ["".join(["," + QUOTED[c] for c in w]) for w in actions.wilds]  # naturals
         alone = [w[1:] for w in after]  # no naturals before them (twos added to a meld)
         ends = _MELD_ENDS[ctx.seat]
         for rank, naturals, segments in actions.meld_blocks():
-            codes = [_QUOTED[c] for c in naturals]
+            codes = [QUOTED[c] for c in naturals]
             end = ends[rank]
             for n, first, k in segments:
-                start = '{"type":"meld","cards":[' + ",".join(codes[:n])
+                start = MELD_START + ",".join(codes[:n])
                 # the segment's melds share their start and end: one join writes them all
                 parts += [start, (end + start).join((after if n else alone)[first:first + k]),
                           end]
@@ -701,10 +714,10 @@ def actions_json(actions: Iterable[Action]) -> str:
         parts += [action_json(a), ","]
     if actions.discards:
         assert ctx is not None
-        end = ',"seat":' + str(ctx.seat) + "},"
+        end = DISCARD_ENDS[ctx.seat] + ","
         for c in actions.discard_cards():
-            parts.append('{"type":"discard","card":')
-            parts.append(_QUOTED[c])
+            parts.append(DISCARD_START)
+            parts.append(QUOTED[c])
             parts.append(end)
     if len(parts) == 1:
         return "[]"

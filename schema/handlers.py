@@ -12,6 +12,7 @@ import orjson
 from pydantic import BaseModel, ValidationError
 
 from canasta_referee.engine import api, audit
+from canasta_referee.engine.legal import LegalActions
 from canasta_referee.engine.rules import RuleSet
 
 from . import canonical, messages, models
@@ -246,7 +247,8 @@ def too_many_legal_actions(lang: str, count: int, limit: int) -> Answer:
 
 
 def run(op: str, data: dict[str, Any], lang: str = "en", rules: RuleSet | None = None,
-        as_json: Callable[[str], object] | None = None, limits: Limits = UNLIMITED) -> Answer:
+        as_json: Callable[[LegalActions], object] | None = None,
+        limits: Limits = UNLIMITED) -> Answer:
     """Answer a body operation on its validated request (``model_dump(mode="json")``);
     ``rules``: the ruleset its state names, when the caller has it already; ``as_json``: see
     ``engine.api.legal_actions``; ``limits``: how much the answer may list."""

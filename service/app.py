@@ -26,7 +26,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from canasta_referee import engine
 from canasta_referee.engine import audit, wire
 from canasta_referee.engine.rules import RuleSet
-from canasta_referee.schema import handlers
+from canasta_referee.schema import handlers, text
 
 from . import logs, openapi, ui
 from .cache import Cache, Entry
@@ -204,7 +204,7 @@ class Service:
             return status, render(problem), uncached
         rules = self.rules(data) if "state" in data else None
         if not cacheable or rules is None:
-            status, answer = handlers.run(op, data, lang, rules, orjson.Fragment, limits)
+            status, answer = handlers.run(op, data, lang, rules, text.fragment, limits)
             content = render(answer)
             if op == "audit" and len(content) > self.settings.max_bulk_answer_bytes:
                 status, problem = handlers.answer_too_large(lang,
@@ -213,7 +213,7 @@ class Service:
             return status, content, uncached
 
         def compute() -> Entry:
-            status, answer = handlers.run(op, data, lang, rules, orjson.Fragment, limits)
+            status, answer = handlers.run(op, data, lang, rules, text.fragment, limits)
             return Entry.of(status, render(answer))
 
         if not redis:
@@ -251,7 +251,7 @@ class Service:
         redis = await self.cache.redis_state()
         local, cache = self.cache.local, self.cache
         return {"ready": True, "degraded": redis not in ("ok", "off"),
-                "engine": {"id": ENGINE_ID, "build": engine.BUILD},
+                "engine": {"id": ENGINE_ID, "build": engine.BUILD, "writer": text.WRITER},
                 "cache": {"local": {"entries": len(local), "size": self.settings.cache_size,
                                     "bytes": local.bytes,
                                     "max_bytes": self.settings.cache_max_bytes},
@@ -890,7 +890,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        log.info("starting", extra={"fields": {"engine": ENGINE_ID, "build": engine.BUILD}})
+        log.info("starting", extra={"fields": {"engine": ENGINE_ID, "build": engine.BUILD,
+                                               "writer": text.WRITER}})
         gc.collect()
         gc.freeze()  # start-up objects out of the collector's way (shorter p99 pauses)
         try:

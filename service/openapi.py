@@ -244,10 +244,13 @@ def _operations() -> dict[str, Any]:
         "ready": {"type": "boolean"}, "degraded": {"type": "boolean", "description":
                                                    "Redis is configured but unreachable, or "
                                                    "refuses writes (`cache.redis`)."},
-        "engine": {"type": "object", "required": ["id", "build"], "properties": {
+        "engine": {"type": "object", "required": ["id", "build", "writer"], "properties": {
             "id": {"type": "string", "description": "Version and source digest (in cache keys)."},
             "build": {"type": "string", "enum": ["compiled", "python"], "description":
-                      "compiled: the mypyc build that `pip install .` makes; python: sources."}}},
+                      "compiled: the mypyc build that `pip install .` makes; python: sources."},
+            "writer": {"type": "string", "enum": ["native", "python"], "description":
+                       "What writes legal-action lists: native, the C writer that `pip install "
+                       ".` builds; python, the engine's (the same text, slower)."}}},
         "cache": {"type": "object", "description": (
             "`local`: the in-process tier's entries and bytes and their bounds (CACHE_SIZE, "
             "CACHE_MAX_BYTES); `redis`: `off`, `ok`, `read-only` (hits are read, writes fail: "
@@ -262,7 +265,8 @@ def _operations() -> dict[str, Any]:
         "/readyz": get("readyz", "Readiness and the cache's state (ready even when Redis is "
                        "down).", "application/json", ready,
                        {"ready": True, "degraded": False,
-                        "engine": {"id": "0.1.0-aae53a5fb816", "build": "python"}, "cache": {
+                        "engine": {"id": "0.1.0-aae53a5fb816", "build": "python",
+                                   "writer": "python"}, "cache": {
                            "local": {"entries": 0, "size": Settings().cache_size, "bytes": 0,
                                      "max_bytes": Settings().cache_max_bytes}, "redis": "off",
                            "breaker_open": False,

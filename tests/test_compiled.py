@@ -1,6 +1,7 @@
 """The engine as `pip install .` ships it: a wheel built by setup.py carries the hot modules
 compiled with mypyc beside their sources, and that engine plays exactly as the Python one (same
-legal actions, same states, same scores, on seeded deals of every variant). The wheel is pure
+legal actions, same states, same scores, on seeded deals of every variant), and the native
+writer of legal-action lists beside them writes the same text. The wheel is pure
 Python with CANASTA_REFEREE_PURE=1 or when the C compiler fails, and an editable install never
 compiles. The wheels are built from a copy of the project with the installed setuptools and
 mypy (`pip wheel --no-build-isolation --no-index`: no network)."""
@@ -21,6 +22,7 @@ from pathlib import Path
 from bench.compiled import HOT  # the hot modules, as pyproject.toml lists them
 from canasta_referee.engine import VARIANTS, play, rules_for, score_deal, state_to_data
 from canasta_referee.engine.wire import actions_json
+from canasta_referee.schema import text
 from tests.playout import playout
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,6 +43,7 @@ def digest() -> dict[str, str]:
                     h.update(json.dumps(state_to_data(state), sort_keys=True).encode())
                     h.update(repr(list(actions)).encode())
                     h.update(actions_json(actions).encode())
+                    h.update(text.actions_json(actions).encode())  # the native writer's, if any
                 h.update(json.dumps(score_deal(state).as_dict(), sort_keys=True).encode())
             out[f"{v.id} {options}"] = h.hexdigest()
     return out
@@ -90,6 +93,8 @@ def test_wheel_has_the_compiled_engine_and_it_plays_exactly_as_python(tmp_path: 
     compiled = {n.split("/")[2].split(".")[0] for n in names
                 if n.startswith("canasta_referee/engine/") and n.endswith(SUFFIXES)}
     assert compiled == set(HOT), "exactly the hot modules are compiled"
+    assert [n for n in names if n.startswith("canasta_referee/schema/_text.")
+            and n.endswith(SUFFIXES)], "the native writer of legal-action lists"
     assert {f"canasta_referee/engine/{name}.py" for name in HOT} <= set(names), (
         "sources beside the extensions")
 
@@ -105,8 +110,9 @@ def test_wheel_has_the_compiled_engine_and_it_plays_exactly_as_python(tmp_path: 
             "from tests.test_compiled import HOT, digest; "
             "files = {n: importlib.import_module('canasta_referee.engine.' + n).__file__ "
             "for n in HOT}; "
+            "from canasta_referee.schema import text; "
             "print(json.dumps({'files': files, 'build': [engine.BUILD, engine.COMPILED_MODULES], "
-            "'digest': digest()}))")
+            "'writer': text.WRITER, 'digest': digest()}))")
     proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path,
                           capture_output=True, text=True, timeout=600, check=True)
     answer = json.loads(proc.stdout)
@@ -114,6 +120,7 @@ def test_wheel_has_the_compiled_engine_and_it_plays_exactly_as_python(tmp_path: 
         assert Path(file).parent == where / "canasta_referee" / "engine", (name, file)
         assert file.endswith(SUFFIXES), (name, file)
     assert answer["build"] == ["compiled", sorted(HOT)]  # what /readyz and /metrics report
+    assert answer["writer"] == "native"
     assert answer["digest"] == digest()
 
 

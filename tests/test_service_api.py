@@ -17,7 +17,7 @@ from starlette.testclient import TestClient
 
 from canasta_referee import engine
 from canasta_referee.engine import api
-from canasta_referee.schema import handlers
+from canasta_referee.schema import handlers, text
 from canasta_referee.schema.models import EXAMPLE_STATE
 from canasta_referee.service.app import ENGINE_ID, RAW_KEY_BYTES, create_app, language
 from canasta_referee.service.openapi import COMMITTED
@@ -404,7 +404,7 @@ def test_health_ready_metrics(http: TestClient) -> None:
     ready = http.get("/readyz").json()
     assert ready["ready"] is True and ready["degraded"] is False
     assert ready["cache"]["redis"] == "off"
-    assert ready["engine"] == {"id": ENGINE_ID, "build": engine.BUILD}
+    assert ready["engine"] == {"id": ENGINE_ID, "build": engine.BUILD, "writer": text.WRITER}
     m = http.get("/metrics")
     assert m.status_code == 200 and m.headers["content-type"].startswith("text/plain")
     for name in ("canasta_requests_total", "canasta_request_seconds_bucket",

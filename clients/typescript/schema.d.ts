@@ -2382,6 +2382,11 @@ export interface operations {
                              * @enum {string}
                              */
                             build: "compiled" | "python";
+                            /**
+                             * @description What writes legal-action lists: native, the C writer that `pip install .` builds; python, the engine's (the same text, slower).
+                             * @enum {string}
+                             */
+                            writer: "native" | "python";
                         };
                         /** @description `local`: the in-process tier's entries and bytes and their bounds (CACHE_SIZE, CACHE_MAX_BYTES); `redis`: `off`, `ok`, `read-only` (hits are read, writes fail: the write breaker is open) or `degraded` (reads fail: the read breaker is open); `breakers`: the Redis circuit breakers of reads and of writes, `open` or `closed`; `breaker_open`: either is open. */
                         cache: Record<string, never>;
