@@ -80,6 +80,14 @@ def build_native(folder: Path) -> Path:
     return built
 
 
+def ensure_built(dest: Path = ROOT / "build" / "compiled") -> Path:
+    """``dest`` as ``build`` makes it, built now unless it holds the compiled engine and the
+    native writer already; return ``dest``."""
+    built = [any(dest.glob(f"canasta_referee/{part}.*.so")) for part in ("engine/wire",
+                                                                        "schema/_text")]
+    return dest if all(built) else build(dest)
+
+
 def check() -> int:
     """Print which engine this interpreter runs and from where; 0 if it is the compiled one."""
     which = engine_build()

@@ -39,6 +39,7 @@ from typing import Any
 sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.compiled import ensure_built  # noqa: E402
 from canasta_referee.engine import rules_for, state_to_data  # noqa: E402
 from tests.playout import playout  # noqa: E402
 from tests.servers import RedisServer, Service, free_port  # noqa: E402
@@ -125,6 +126,15 @@ def marked(body: dict[str, Any]) -> bytes:
     """The body with the first score of each state replaced by the ``@N@`` marker."""
     text = json.dumps(body, separators=(",", ":"))
     return text.replace('"scores":[0,', '"scores":[@N@,').encode()
+
+
+def what_runs(url: str) -> str:
+    """The engine build and the writer of legal-action lists a service reports (``/readyz``)."""
+    import urllib.request
+
+    with urllib.request.urlopen(url + "/readyz", timeout=60) as answer:
+        engine = json.load(answer)["engine"]
+    return f"engine {engine['build']}, writer {engine['writer']}"
 
 
 def wrk(url: str, body: bytes, seconds: float, vary: bool, connections: int) -> dict[str, Any]:
@@ -327,12 +337,11 @@ def main() -> int:
         print("bench/http.py needs wrk: apt-get install wrk", file=sys.stderr)
         return 2
     results: dict[str, list[dict[str, Any]]] = {}
+    runs = "no service started"
     root = Path(__file__).resolve().parent.parent
     cwd = root  # first on the server's sys.path: the compiled engine's folder with --compiled
     if args.compiled:
-        cwd = root / "build" / "compiled"
-        if not any(cwd.glob("canasta_referee/engine/*.so")):
-            subprocess.run([sys.executable, str(root / "bench" / "compiled.py")], check=True)
+        cwd = ensure_built()
     redis = RedisServer().start()
     bare = BareEcho().start()
     try:
@@ -348,6 +357,7 @@ def main() -> int:
             svc = Service({**env, "MAX_BULK_IN_FLIGHT": str(args.connections),
                            "LOG_LEVEL": args.log_level}, cwd=cwd).start()
             try:
+                runs = what_runs(svc.url)
                 wrk(svc.url + "/v1/echo", b"{}", 1, False, args.connections)  # warm up
                 wrk(bare.url + "/echo", b"{}", 1, False, args.connections)
                 results[name] = measure(svc, bare, args.seconds, args.connections, ops, args.rounds,
@@ -363,7 +373,7 @@ def main() -> int:
         return 0
     print(f"wrk -t1 -c{args.connections} -d{args.seconds:g}s, one uvicorn worker"
           f"{f', median of {args.rounds} alternating rounds' if args.rounds > 1 else ''}"
-          f"{' (mypyc-compiled engine)' if args.compiled else ''}, LOG_LEVEL={args.log_level}; "
+          f", {runs}, LOG_LEVEL={args.log_level}; "
           "vs bare echo = requests/s over those of a bare Starlette echo of the same body on the "
           "same uvicorn (bench/bare_echo.py), same round\n")
     print("| cache tier | operation | cache | body bytes | requests/s | p50 ms | p99 ms | vs bare "

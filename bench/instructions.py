@@ -38,6 +38,7 @@ sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).re
 sys.path.insert(0, str(ROOT))
 
 from bench import http  # noqa: E402
+from bench.compiled import ensure_built  # noqa: E402
 from bench.http import bodies, marked  # noqa: E402
 from tests.servers import free_port  # noqa: E402
 
@@ -153,9 +154,7 @@ def main() -> int:
         return 2
     cwd = ROOT
     if args.compiled:
-        cwd = ROOT / "build" / "compiled"
-        if not any(cwd.glob("canasta_referee/engine/*.so")):
-            subprocess.run([sys.executable, str(ROOT / "bench" / "compiled.py")], check=True)
+        cwd = ensure_built()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "BENCH_ECHO": "1", "CACHE_SIZE": "0",
            "LOG_LEVEL": args.log_level}
     rows: dict[str, dict[str, float]] = {op: {} for op in ops}
@@ -171,6 +170,7 @@ def main() -> int:
                  "127.0.0.1", "--workers", "1", "--port"]
         with server(serve, cwd, env, folder, "/healthz") as svc:
             url = f"http://127.0.0.1:{svc.port}"
+            runs = http.what_runs(url)
             for op in ops:
                 body, path = known[op]
                 raw = marked(body)
@@ -180,8 +180,8 @@ def main() -> int:
                                                args.connections)
     print(f"Instructions per request on the server (callgrind, user space), wrk -t1 "
           f"-c{args.connections} -d{args.seconds}s, one uvicorn worker, nothing cached, every "
-          f"body new, LOG_LEVEL={args.log_level}, engine "
-          f"{'compiled (build/compiled)' if args.compiled else 'as installed'}\n")
+          f"body new, LOG_LEVEL={args.log_level}, {runs}"
+          f"{' (build/compiled)' if args.compiled else ''}\n")
     print("| operation | bare echo | the service's echo | miss | miss vs bare echo | goal |")
     print("|---|---:|---:|---:|---:|---|")
     for op, row in rows.items():
