@@ -81,6 +81,20 @@ def test_native_text_of_other_sequences_is_the_pure_text(native: Writer) -> None
     assert text.actions_json([], native) == "[]"
 
 
+def test_a_native_writer_that_refuses_its_pieces_leaves_the_list_to_the_pure_one() -> None:
+    """Should the native writer ever refuse what the engine hands it (a bug), the answer is
+    still written, by the pure writer, not a 500."""
+    actions = legal_actions(state_from_data(bodies()["legal-actions"][0]["state"]))
+    calls: list[int] = []
+
+    def refusing(*args: Any) -> str:
+        calls.append(len(args))
+        raise ValueError("malformed meld blocks")
+
+    assert text.actions_json(actions, refusing) == wire.actions_json(actions)
+    assert calls == [10]
+
+
 def arguments() -> list[Any]:
     """Well-formed arguments: two blocks, three choices of wild cards, head, tail, discards."""
     return [("a", "b", "c"), ['{"h":1}'], "M[", [(0, [0, 1], [(2, 0, 3), (1, 1, 2)]),
