@@ -224,7 +224,7 @@ static int put_melds(Buffer *out, PyObject *blocks, PyObject *wilds, PyObject *e
                 Piece wild = {wild_base + wild_end[i], wild_end[i + 1] - wild_end[i]};
                 /* the cards: naturals then wild cards, the first one's comma dropped */
                 Piece cards = prefix.len ? prefix : wild;
-                Piece rest = prefix.len ? wild : (Piece){NULL, 0};
+                Piece rest = prefix.len ? wild : (Piece){nothing, 0};
                 if (cards.len) {
                     cards.text++;
                     cards.len--;
