@@ -2,7 +2,7 @@
 tell which engine an interpreter runs.
 
     python bench/compiled.py [DEST]      # default: build/compiled; prints the folder
-    python bench/compiled.py --check     # which engine `canasta_referee.engine` is; exit 1 unless compiled
+    python bench/compiled.py --check     # which engine and writer run; exit 1 unless compiled and native
 
 `pip install .` installs the compiled engine already (setup.py); this folder is for the benchmarks
 (`bench/engine.py --compiled`, `bench/http.py --compiled`) against a checkout. Put it first on
@@ -89,16 +89,18 @@ def ensure_built(dest: Path = ROOT / "build" / "compiled") -> Path:
 
 
 def check() -> int:
-    """Print which engine this interpreter runs and from where; 0 if it is the compiled one."""
+    """Print which engine and which writer of legal-action lists this interpreter runs, and
+    from where; 0 if they are the compiled engine and the native writer."""
     which = engine_build()
     engine = importlib.import_module("canasta_referee.engine")
     print(f"engine: {which} ({Path(engine.__file__ or '').parent})")
-    print(f"writer: {importlib.import_module('canasta_referee.schema.text').WRITER}")
+    writer = importlib.import_module("canasta_referee.schema.text").WRITER
+    print(f"writer: {writer}")
     if which == "mixed":
         for name in HOT:
             module = importlib.import_module(f"canasta_referee.engine.{name}")
             print(f"  engine.{name}: {module.__file__}")
-    return 0 if which == "compiled" else 1
+    return 0 if which == "compiled" and writer == "native" else 1
 
 
 if __name__ == "__main__":
