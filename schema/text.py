@@ -1,7 +1,7 @@
 """Legal-action lists as JSON text for answers: written by the native writer (``_text``, from
 schema/_text.c) where the installed wheel carries it, else by ``engine.wire.actions_json``, the
 pure-Python reference. The two give the same text (tests/test_text.py); the native one writes a
-long list several times faster (docs/performance.md)."""
+long list with melds about twice as fast (docs/performance.md)."""
 
 from __future__ import annotations
 
