@@ -19,6 +19,7 @@ typedef struct {
     char *data;
     Py_ssize_t size, cap;
     enum Mode mode;
+    Py_ssize_t items;  /* the list's items started so far */
 } Buffer;
 
 typedef struct {
@@ -138,11 +139,11 @@ static int put_cards(Buffer *b, PyObject *cards, const Piece *codes, Py_ssize_t 
     return 0;
 }
 
-/* one item of the list: a comma before every item but the first */
+/* one item of the list: a comma before every item but the first (even an empty one) */
 static int start_item(Buffer *b, Py_ssize_t len) {
     if (reserve(b, len + 1) < 0)
         return -1;
-    if (b->size > 1)
+    if (b->items++)
         put_char(b, ',');
     return 0;
 }
@@ -160,7 +161,7 @@ static int put_texts(Buffer *b, PyObject *texts, const char *what) {
 static int put_melds(Buffer *out, PyObject *blocks, PyObject *wilds, PyObject *ends,
                      Piece start, const Piece *codes, Py_ssize_t n_codes) {
     Py_ssize_t n_wilds = PyList_GET_SIZE(wilds);
-    Buffer wild_text = {NULL, 0, 0, GROW}, natural_text = {NULL, 0, 0, GROW};
+    Buffer wild_text = {NULL, 0, 0, GROW, 0}, natural_text = {NULL, 0, 0, GROW, 0};
     Py_ssize_t *wild_end = PyMem_Calloc((size_t)n_wilds + 1, sizeof(Py_ssize_t));
     Py_ssize_t *natural_end = NULL;
     static char nothing[1];
@@ -281,13 +282,13 @@ static PyObject *actions_text(PyObject *self, PyObject *args) {
             || ascii(discard_end_text, &discard_end, "discard_end") < 0)
         goto fail;
     /* the first pass counts the bytes, the second writes them into the answer's str */
-    Buffer out = {NULL, 0, 0, COUNT};
+    Buffer out = {NULL, 0, 0, COUNT, 0};
     for (int pass = 0; pass < 2; pass++) {
         if (pass) {
             result = PyUnicode_New(out.size, 127);
             if (!result)
                 goto fail;
-            out = (Buffer){(char *)PyUnicode_DATA(result), 0, out.size, FIXED};
+            out = (Buffer){(char *)PyUnicode_DATA(result), 0, out.size, FIXED, 0};
         }
         if (reserve(&out, 1) < 0)
             goto fail;

@@ -110,6 +110,15 @@ def test_native_text_of_hand_made_arguments(native: Writer) -> None:
     assert native(*empty) == "[]"
 
 
+def test_native_text_separates_empty_items(native: Writer) -> None:
+    """Found by a wider random run: an item of no text still gets its comma (the writer once
+    put a comma only after some text had been written)."""
+    codes = ("a", "bb")
+    assert native(codes, [""], "M", [], [], [], ["", "T"], "D", [1], "e") == "[,,T,Dbbe]"
+    assert native(codes, [], "", [(0, [0], [(1, 0, 1), (0, 0, 1)])], [()], [""], [], "", [],
+                  "") == "[a,]"
+
+
 BAD: list[tuple[int, Any, type[Exception]]] = [
     (0, ("a", 1), TypeError),  # a card code that is not a str
     (0, ("a", "\u00e9"), TypeError),  # nor ASCII
@@ -182,15 +191,18 @@ small = st.integers(-2, 5)
                                  st.lists(st.tuples(small, small, small), max_size=4)),
                        max_size=4),
        wilds=st.lists(st.tuples(*[card] * 2) | st.tuples(card) | st.just(()), max_size=4),
-       discards=st.lists(card, max_size=4))
+       discards=st.lists(card, max_size=4),
+       head=st.lists(st.sampled_from(["", "H", "HH"]), max_size=2),
+       tail=st.lists(st.sampled_from(["", "T"]), max_size=2))
 def test_native_text_on_random_arguments(native: Writer, blocks: list[Any], wilds: list[Any],
-                                         discards: list[int]) -> None:
+                                         discards: list[int], head: list[str],
+                                         tail: list[str]) -> None:
     """Any indices, in range or not: the text the arguments describe, or ValueError."""
     codes = ("a", "bb", "ccc", "d", "e")
     ends = ["]0", "]1", "]2"]
 
     def expected() -> str:
-        items: list[str] = []
+        items: list[str] = list(head)
         for rank, naturals, segments in blocks:
             if not 0 <= rank < len(ends):
                 raise ValueError
@@ -203,12 +215,13 @@ def test_native_text_on_random_arguments(native: Writer, blocks: list[Any], wild
                     if any(not 0 <= c < len(codes) for c in cards):
                         raise ValueError
                     items.append("M" + ",".join(codes[c] for c in cards) + ends[rank])
+        items += tail
         if any(not 0 <= c < len(codes) for c in discards):
             raise ValueError
         items += ["D" + codes[c] for c in discards]
         return "[" + ",".join(items) + "]"
 
-    args = [codes, [], "M", blocks, wilds, ends, [], "D", discards, ""]
+    args = [codes, head, "M", blocks, wilds, ends, tail, "D", discards, ""]
     try:
         want = expected()
     except ValueError:
