@@ -3,8 +3,9 @@
    The native half of schema/text.py: every piece of text (keys, card codes, rank and seat
    endings) comes from Python; this file only copies them in order. Its inputs are the engine's
    own values (a LegalActions' blocks and cards), never request bytes, and every index is
-   checked before use: a wrong input raises TypeError or ValueError, it never reads or writes
-   out of bounds. tests/test_text.py holds its output equal to engine.wire.actions_json. */
+   checked before use: a wrong input raises TypeError, ValueError or OverflowError, it never
+   reads or writes out of bounds. tests/test_text.py holds its output equal to
+   engine.wire.actions_json. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -1,6 +1,7 @@
 """The native writer of legal-action lists (schema/_text.c, used by schema/text.py when the wheel
 carries it) writes exactly what the pure-Python one (``engine.wire.actions_json``) writes, and
-refuses malformed input with TypeError or ValueError: it never crashes, whatever it is given.
+refuses malformed input with TypeError, ValueError or OverflowError: it never crashes, whatever
+it is given.
 
 The editable install the tests run on has no compiled modules, so the extension is compiled
 here from the checkout's source, as bench/compiled.py builds it (setuptools and the C compiler
@@ -81,15 +82,17 @@ def test_native_text_of_other_sequences_is_the_pure_text(native: Writer) -> None
     assert text.actions_json([], native) == "[]"
 
 
-def test_a_native_writer_that_refuses_its_pieces_leaves_the_list_to_the_pure_one() -> None:
-    """Should the native writer ever refuse what the engine hands it (a bug), the answer is
-    still written, by the pure writer, not a 500."""
+@pytest.mark.parametrize("error", [TypeError, ValueError, OverflowError, SystemError])
+def test_a_native_writer_that_refuses_its_pieces_leaves_the_list_to_the_pure_one(
+        error: type[Exception]) -> None:
+    """Should the native writer ever refuse what the engine hands it (a bug), with any of the
+    exceptions it raises, the answer is still written, by the pure writer, not a 500."""
     actions = legal_actions(state_from_data(bodies()["legal-actions"][0]["state"]))
     calls: list[int] = []
 
     def refusing(*args: Any) -> str:
         calls.append(len(args))
-        raise ValueError("malformed meld blocks")
+        raise error("malformed meld blocks")
 
     assert text.actions_json(actions, refusing) == wire.actions_json(actions)
     assert calls == [10]
