@@ -861,7 +861,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
     settings = settings or Settings.from_env()
     logs.setup(settings.log_level)
     svc = Service(settings)
-    svc.metrics.engine_info.labels(ENGINE_ID, engine.BUILD).set(1)
+    svc.metrics.engine_info.labels(ENGINE_ID, engine.BUILD, text.WRITER).set(1)
     from .graphql import graphql_app  # strawberry is slow to import; keep it here
 
     view = graphql_app(svc)

@@ -112,8 +112,10 @@ class Metrics:
                                    "body did not arrive within BODY_TIMEOUT (`timeout`); no "
                                    "answer, not counted in canasta_requests.", ("op", "reason"))
         r.register(self.client_aborts)
-        self.engine_info = Gauge("canasta_engine_info", "1, labelled with the engine's cache id "
-                                 "and build (compiled or python).", ("id", "build"), registry=r)
+        self.engine_info = Gauge("canasta_engine_info", "1, labelled with the engine's cache id, "
+                                 "its build (compiled or python) and the writer of legal-action "
+                                 "lists (native or python).", ("id", "build", "writer"),
+                                 registry=r)
 
         self._children: dict[tuple[int, tuple[str, ...]], Any] = {}
 

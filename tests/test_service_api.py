@@ -411,7 +411,8 @@ def test_health_ready_metrics(http: TestClient) -> None:
                  "canasta_cache_hits_total", "canasta_cache_misses_total"):
         assert name in m.text
     assert 'canasta_requests_total{op="healthz",status="200"}' in m.text
-    assert f'canasta_engine_info{{build="{engine.BUILD}",id="{ENGINE_ID}"}} 1.0' in m.text
+    assert (f'canasta_engine_info{{build="{engine.BUILD}",id="{ENGINE_ID}",'
+            f'writer="{text.WRITER}"}} 1.0') in m.text
 
 
 def test_one_json_log_line_per_request(capsys: pytest.CaptureFixture[str]) -> None:
