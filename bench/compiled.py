@@ -7,10 +7,11 @@ tell which engine an interpreter runs.
 `pip install .` installs the compiled engine already (setup.py); this folder is for the benchmarks
 (`bench/engine.py --compiled`, `bench/http.py --compiled`) against a checkout. Put it first on
 PYTHONPATH to use it: it holds a ``canasta_referee`` package whose engine is the compiled copy,
-whose schema is a copy with the native writer of legal-action lists (schema/_text.c) built in,
-and whose service is a link to the checkout's. The hot modules (`[tool.canasta-referee] mypyc` in
-pyproject.toml, the list setup.py compiles) are compiled; the rest (variants, tables, views)
-stays Python. Needs mypy (the test extras) and a C compiler.
+whose schema holds links to the checkout's files and the native writer of legal-action lists
+(schema/_text.c) built beside them, and whose service is a link to the checkout's. The hot
+modules (`[tool.canasta-referee] mypyc` in pyproject.toml, the list setup.py compiles) are
+compiled; the rest (variants, tables, views) stays Python. Needs mypy (the test extras) and a C
+compiler.
 """
 
 from __future__ import annotations
@@ -43,9 +44,9 @@ def engine_build() -> str:
 
 
 def build(dest: Path = ROOT / "build" / "compiled") -> Path:
-    """Make ``dest/canasta_referee``: a copy of ``engine/`` with its hot modules compiled, a copy
-    of ``schema/`` with the native writer, and a link to the checkout's ``service/``; return
-    ``dest``."""
+    """Make ``dest/canasta_referee``: a copy of ``engine/`` with its hot modules compiled, links
+    to ``schema/``'s files with the native writer beside them, and a link to the checkout's
+    ``service/``; return ``dest``."""
     if dest.exists():
         shutil.rmtree(dest)
     package = dest / "canasta_referee"
@@ -53,8 +54,12 @@ def build(dest: Path = ROOT / "build" / "compiled") -> Path:
     shutil.copy2(ROOT / "canasta_referee" / "__init__.py", package / "__init__.py")
     shutil.copytree(ROOT / "engine", package / "engine",
                     ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-    shutil.copytree(ROOT / "schema", package / "schema",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    # schema/: a link to each of the checkout's files (edits show without a rebuild) beside the
+    # native writer built here
+    (package / "schema").mkdir()
+    for path in (ROOT / "schema").iterdir():
+        if path.name != "__pycache__" and path.suffix not in (".so", ".pyd"):
+            (package / "schema" / path.name).symlink_to(path)
     build_native(package / "schema")
     (package / "service").symlink_to(ROOT / "service", target_is_directory=True)
     modules = [f"canasta_referee/engine/{name}.py" for name in HOT]
