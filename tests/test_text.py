@@ -44,6 +44,20 @@ def native(tmp_path_factory: pytest.TempPathFactory) -> Writer:
     return writer
 
 
+class Counted:
+    """The native writer, counting the lists it wrote: a refusal (which the engine answers by
+    writing the list itself) would leave a list uncounted, so it cannot pass unseen."""
+
+    def __init__(self, writer: Writer) -> None:
+        self.writer = writer
+        self.written = 0
+
+    def __call__(self, *args: Any) -> str:
+        out = self.writer(*args)
+        self.written += 1
+        return out
+
+
 def test_the_editable_install_writes_with_the_pure_writer() -> None:
     """No compiled writer here: schema.text falls back to the engine's (the wheel test in
     tests/test_compiled.py checks that a wheel carries and uses the native one)."""
@@ -58,19 +72,23 @@ def test_native_text_is_the_pure_text_on_whole_deals(native: Writer, variant: st
     """Eager playouts (melds of naturals, of twos and jokers only, long lists) of every
     variant configuration: the same text, byte for byte, for every list on the way."""
     rules = rules_for(variant, options)
+    counted = Counted(native)
     lists = 0
     for seed in range(70_000, 70_006):
         for _, actions in playout(rules, seed, check=False, eager=seed % 2 == 0):
-            assert text.actions_json(actions, native) == wire.actions_json(actions)
+            assert text.actions_json(actions, counted) == wire.actions_json(actions)
             lists += bool(actions.blocks)
     assert lists, "no list with melds was written"
+    assert counted.written == lists, "the native writer refused some lists"
 
 
 def test_native_text_of_the_long_six_player_list(native: Writer) -> None:
     """The benchmarks' six-player state: 193 actions in ten blocks of melds, then discards."""
     actions = legal_actions(state_from_data(bodies()["legal-actions"][0]["state"]))
     assert len(actions) == 193 and len(actions.blocks) == 10
-    written = text.actions_json(actions, native)
+    counted = Counted(native)
+    written = text.actions_json(actions, counted)
+    assert counted.written == 1
     assert written == wire.actions_json(actions)
     assert json.loads(written) == [wire.action_to_data(a) for a in actions]
 
