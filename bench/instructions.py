@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 from bench import http  # noqa: E402
 from bench.compiled import ensure_built  # noqa: E402
 from bench.http import bodies, marked  # noqa: E402
-from tests.servers import free_port  # noqa: E402
+from tests.servers import free_port, stop_process  # noqa: E402
 
 #: the misses issue 19 sets goals for, and each goal (a share of the bare echo)
 GOALS = {op: least for _, op, case, least in http.GOALS if case == "miss"}
@@ -91,12 +91,7 @@ class Callgrind:
         return int(found.group(1))
 
     def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(10)
+        stop_process(self.proc, grace=30)  # a server under valgrind takes its time to exit
 
 
 @contextmanager

@@ -38,6 +38,16 @@ def cluster_port() -> int:
         return port
 
 
+def stop_process(proc: subprocess.Popen[bytes], grace: float = 10) -> None:
+    """SIGTERM, ``grace`` seconds to exit, then SIGKILL."""
+    proc.terminate()
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
+
+
 def _wait(check: object, what: str, timeout: float = 20.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -190,10 +200,5 @@ class Service:
 
     def stop(self) -> None:
         if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+            stop_process(self.proc)
             self.proc = None
