@@ -1,0 +1,36 @@
+"""bench/http.py's goal lines: each goal's median ratio, its rounds' spread, and the p99 line's
+reading of closed-loop latency (issue 19). Figures are made up here; the bench measures them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.http import _median_row, goal_lines
+
+
+def _run(rps: float, p99: float, base_rps: float, base_p99: float) -> dict[str, Any]:
+    return {"rps": rps, "p50_ms": p99 / 2, "p99_ms": p99, "requests": 100, "non_2xx": 0,
+            "cpu_us": 1e6 / rps, "ratio": rps / base_rps, "p99_ratio": p99 / base_p99}
+
+
+def _row(op: str, case: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"op": op, "case": case, "bytes": 1, "items": 1, **_median_row(runs)}
+
+
+def test_goal_lines_show_the_median_and_the_rounds_spread() -> None:
+    runs = [_run(3500, 9.0, 10_000, 4.0), _run(4100, 10.0, 10_000, 4.0),
+            _run(4500, 11.0, 10_000, 5.0)]
+    lines = goal_lines({"none": [_row("apply", "miss", runs)]})
+    assert lines[0] == ("- apply, miss (none): 0.41 of the bare echo (rounds 0.35 to 0.45), "
+                        "goal 0.50: NOT met")
+    # p99 ratios of the rounds: 2.25, 2.5, 2.2 -> median 2.25; 1 / median rps ratio 0.41
+    assert lines[1] == ("- p99 latency, REST, worst (apply, miss, none): 2.25 times the bare "
+                        "echo's (1 / its throughput ratio: 2.44), goal at most 2: NOT met")
+
+
+def test_goal_lines_of_one_round_have_no_spread() -> None:
+    row = _row("validate", "miss", [_run(6000, 7.0, 10_000, 4.0)])
+    lines = goal_lines({"none": [row]})
+    assert lines[0] == "- validate, miss (none): 0.60 of the bare echo, goal 0.50: met"
+    assert lines[1].endswith("1.75 times the bare echo's (1 / its throughput ratio: 1.67), "
+                             "goal at most 2: met")
