@@ -340,7 +340,76 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
     if total != rules.deck_size:
         add(Problem("CARD_COUNT_MISMATCH", "", {"count": total, "deck": rules.deck_size}))
     _check_turn(rules, data, turn, add)
+    _check_history(rules, data, turn, read.melds, add)
     return read
+
+
+def _check_history(rules: RuleSet, data: Data, turn: Data, table: list[tuple[Meld, ...]],
+                   add: Any) -> None:
+    """The deal's history the turn records, against the table, as the engine keeps it.
+    ``turn.melded`` (seats that melded in an earlier turn; absent, it is made from the table):
+    a listed seat's side has melds, and a side with melds from before this turn has a listed
+    seat. With a first-turn bonus (German ``hand_canasta_low``), ``turn.played`` (seats that
+    finished a turn): every seat, or those from the dealer's left up to the seat at turn, and
+    among them every listed seat and a seat of each side with melds from before this turn.
+    Concealed going out and the German bonuses are judged by these lists (pagat "Going Out";
+    ASS Altenburger p. 4, Blatt-Ausmachen and Handcanasta, and its house rule of 300 at once)."""
+    melded: list[int] | None = turn.get("melded")
+    seat: int = turn.get("seat", 0)
+    over = turn.get("phase", DRAW) == OVER
+    current = rules.side_of(seat)
+    started = {parse_rank(r) for r in turn.get("started") or []}
+    earlier: list[int] = []  # the sides with melds from before this turn
+    for side, melds in enumerate(table):
+        if side == current and over:
+            continue  # a deal's last turn may have laid all of them (``started`` or not)
+        if any(side != current or not (m.rank in started or (m.rank <= REAL and REAL in started))
+               for m in melds):
+            earlier.append(side)
+    if melded is not None:
+        for i, at in enumerate(melded):
+            if not table[rules.side_of(at)]:
+                add(_history("/turn/melded/" + str(i),
+                             f"seat {at} is listed as having melded, but its side has no melds",
+                             f"Sitz {at} steht als gemeldet, aber sein Team hat keine Meldungen"))
+        for side in earlier:
+            if not any(rules.side_of(at) == side for at in melded):
+                add(_history("/turn/melded",
+                             f"side {side} has melds from an earlier turn, but none of its seats "
+                             "is listed as having melded",
+                             f"Team {side} hat Meldungen aus einem früheren Zug, aber keiner "
+                             "seiner Sitze steht als gemeldet"))
+    if not rules.first_turn_bonus:
+        return
+    n = rules.players
+    played = sorted(set(turn.get("played") or []))
+    first = (data.get("dealer", 0) + 1) % n
+    so_far = sorted((first + i) % n for i in range((seat - first) % n))
+    if played != so_far and len(played) != n:
+        add(_history("/turn/played",
+                     f"turns go round from seat {first}: before seat {seat}'s turn seats "
+                     f"{so_far} have finished one, or every seat has",
+                     f"die Züge gehen reihum ab Sitz {first}: vor dem Zug von Sitz {seat} "
+                     f"haben die Sitze {so_far} einen beendet, oder alle"))
+        return
+    for i, at in enumerate(melded or []):
+        if at not in played and not (over and at == seat):
+            add(_history("/turn/melded/" + str(i),
+                         f"seat {at} melded in an earlier turn, so it has finished a turn, but "
+                         "played does not list it",
+                         f"Sitz {at} hat in einem früheren Zug gemeldet, also einen Zug beendet, "
+                         "aber played führt ihn nicht"))
+    for side in earlier:
+        if not any(rules.side_of(at) == side for at in played):
+            add(_history("/turn/played",
+                         f"side {side} has melds from an earlier turn, but none of its seats "
+                         "has finished a turn",
+                         f"Team {side} hat Meldungen aus einem früheren Zug, aber keiner seiner "
+                         "Sitze hat einen Zug beendet"))
+
+
+def _history(path: str, en: str, de: str) -> Problem:
+    return Problem("PHASE_INCONSISTENT", path, {"detail": {"en": en, "de": de}})
 
 
 def _too_many_copies(rules: RuleSet, seen: list[Seen]) -> bool:

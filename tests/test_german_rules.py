@@ -485,7 +485,7 @@ def test_going_out_needs_a_last_discard(hand: list[str], melds: list[Data],
     für den Abwurfstoß übrigbleiben'); seed 000 'Unterschiede ...' (Immer eine Abwurfkarte);
     VARIANTS.md german. A meld that would empty the hand is refused (classic allows it); melding
     all but one card and discarding it goes out."""
-    state = gtable({0: hand}, melds=(melds, [NINES]), turn={**PLAY, "melded": [0, 2]})
+    state = gtable({0: hand}, melds=(melds, [NINES]), turn={**PLAY, "melded": [0, 1, 2]})
     assert refused(state, *emptying) == (len(emptying) - 1, "MUST_DISCARD_TO_GO_OUT")
     if going_out is not None:
         new = after(state, *going_out)
@@ -536,7 +536,7 @@ def test_going_out_with_meld_and_discard() -> None:
     "ausmachen" ... mit 100 Punkten belohnt'); VARIANTS.md german. A player who melded before
     goes out by melding and a final discard: 100."""
     state = gtable({0: ["KD", "KC", "9C"]}, melds=([JACKS_CANASTA, K3], [NINES]),
-                   turn={**PLAY, "melded": [0, 2]})
+                   turn={**PLAY, "melded": [0, 1, 2]})
     new = after(state, lay("KD", "KC"), discard("9C"))
     assert new["turn"]["phase"] == "over" and new["turn"]["went_out"] == 0
     assert new["turn"]["concealed"] is False
@@ -651,15 +651,16 @@ def test_two_black_threes_do_not_go_out_without_a_discard() -> None:
 
 BONUS_CASES = {
     # the partner has melded (and holds the canasta); the player lays out at once: Blatt 200
-    "blatt": (dict(melds=([JACKS_CANASTA], [NINES]), turn={**PLAY, "melded": [2]}),
+    "blatt": (dict(melds=([JACKS_CANASTA], [NINES]), turn={**PLAY, "melded": [1, 2]}),
               ["KD", "KC", "KH", "9C"], [lay("KD", "KC", "KH"), discard("9C")], True, 200),
     # Blatt also when he adds to his partner's meld in the same turn (classic: not concealed)
     "blatt adding to partner's meld": (
-        dict(melds=([JACKS_CANASTA, K3], [NINES]), turn={**PLAY, "melded": [2]}),
+        dict(melds=([JACKS_CANASTA, K3], [NINES]), turn={**PLAY, "melded": [1, 2]}),
         ["KD", "KC", "QH", "QD", "QS", "9C"],
         [lay("KD", "KC"), lay("QH", "QD", "QS"), discard("9C")], True, 200),
     # the player laid out earlier in the deal: plain going out, 100
-    "laid out before": (dict(melds=([JACKS_CANASTA], [NINES]), turn={**PLAY, "melded": [0, 2]}),
+    "laid out before": (dict(melds=([JACKS_CANASTA], [NINES]),
+                             turn={**PLAY, "melded": [0, 1, 2]}),
                         ["KD", "KC", "KH", "9C"], [lay("KD", "KC", "KH"), discard("9C")], False,
                         100),
     # the side has no meld: Handcanasta 1,000, the minimum (50) not needed (fives count 35)
@@ -718,19 +719,22 @@ def test_handcanasta_three_players() -> None:
     assert [breakdown(new, s)["going_out"] for s in range(3)] == [1000, 0, 0]
 
 
-@pytest.mark.parametrize("played, options, bonus", [
-    ([0, 1, 2, 3], {"hand_canasta_low": True}, 200),   # Handcanasta, house rule: 200
-    ([1, 2, 3], {"hand_canasta_low": True}, 300),      # out at once on the first turn: 300
-    ([], {"hand_canasta_low": True}, 300),
-    ([], {}, 1000),                                    # without the house rule: 1,000
-    ([0, 1, 2, 3], {"hand_canasta_low": False}, 1000),
+@pytest.mark.parametrize("played, dealer, theirs, options, bonus", [
+    # Handcanasta, house rule: 200
+    ([0, 1, 2, 3], 3, [NINES], {"hand_canasta_low": True}, 200),
+    # out at once on the first turn: 300 (seat 0 the last of the round, or the first)
+    ([1, 2, 3], 0, [NINES], {"hand_canasta_low": True}, 300),
+    ([], 3, [], {"hand_canasta_low": True}, 300),
+    ([], 3, [NINES], {}, 1000),                     # without the house rule: 1,000
+    ([0, 1, 2, 3], 3, [NINES], {"hand_canasta_low": False}, 1000),
 ])
-def test_option_hand_canasta_low(played: list[int], options: Data, bonus: int) -> None:
+def test_option_hand_canasta_low(played: list[int], dealer: int, theirs: list[Data],
+                                 options: Data, bonus: int) -> None:
     """seed 004 (ASS Altenburger), closing house rules ('Oft wird der "Hand-Canasta" geringer
     bewertet, zum Beispiel nur mit 200 Punkten; dann zählt ein Ausmachen gleich zu Beginn 300
     Punkte, wenn man höchstens eine Karte vom Abhebestoß gezogen hat'); VARIANTS.md german,
     option `hand_canasta_low` (``turn.played``: the seats that finished a turn this deal)."""
-    state = gtable({0: SEVEN_FIVES + ["4C"]}, melds=([], [NINES]), options=options,
+    state = gtable({0: SEVEN_FIVES + ["4C"]}, melds=([], theirs), options=options, dealer=dealer,
                    turn={**PLAY, "played": played})
     new = after(state, lay(*SEVEN_FIVES), discard("4C"))
     assert breakdown(new, 0)["going_out"] == bonus
@@ -742,7 +746,7 @@ def test_option_hand_canasta_low_blatt_stays_200() -> None:
     still counts 200."""
     state = gtable({0: ["KD", "KC", "KH", "9C"]}, melds=([JACKS_CANASTA], [NINES]),
                    options={"hand_canasta_low": True},
-                   turn={**PLAY, "melded": [2], "played": [0, 1, 2, 3]})
+                   turn={**PLAY, "melded": [1, 2], "played": [0, 1, 2, 3]})
     new = after(state, lay("KD", "KC", "KH"), discard("9C"))
     assert breakdown(new, 0)["going_out"] == 200
 
@@ -752,7 +756,7 @@ def test_played_seats_tracked_for_first_turn_bonus() -> None:
     man höchstens eine Karte vom Abhebestoß gezogen hat'); VARIANTS.md german, option
     `hand_canasta_low`. The engine records each finished turn in ``turn.played``: seat 0 passes
     on his first turn and goes out at once on his second -- a Handcanasta of 200, not 300."""
-    state = gtable({0: SEVEN_FIVES}, melds=([], [NINES]), options={"hand_canasta_low": True},
+    state = gtable({0: SEVEN_FIVES}, options={"hand_canasta_low": True},
                    stock_top=["8H", "8D", "8S", "8C", "QD"])
     state = after(state, DRAW, discard("8H"))
     assert state["turn"]["played"] == [0]

@@ -162,7 +162,7 @@ def _over(state: dict[str, Any]) -> dict[str, Any]:
     hand = done["hands"][0]
     done["discard"] = [*done["discard"], *hand]  # the cards stay in play (count checks)
     done["hands"][0] = []
-    done["turn"] = {"seat": 0, "phase": "over", "went_out": 0, "melded": [0]}
+    done["turn"] = {"seat": 0, "phase": "over", "went_out": 0}
     return done
 
 

@@ -448,19 +448,22 @@ def test_went_out_cells_name_the_ways_the_service_scores() -> None:
 
 def _flips(state: State) -> list[State]:
     """The final state, and where a player went out, the same with every way of going out the
-    turn can say (concealed, the partner had melded, the player's first turn or not)."""
+    turn can say (concealed, the partner had melded, the player's first turn or not). Each is
+    a history the table allows: the player's first turn is the last of the first round (the
+    dealer is the player himself), a later one follows a round of every seat."""
     turn = state.turn
     if turn.went_out is None:
         return [state]
     out = []
+    seats = range(state.rules.players)
     for concealed in (False, True):
         for partner in (False, True):
             for first in (False, True):
-                played = tuple(s for s in turn.played if s != turn.went_out) if first else \
-                    tuple(sorted({*turn.played, turn.went_out}))
-                out.append(state._replace(turn=turn._replace(
-                    concealed=concealed, partner_melded=partner and bool(
-                        state.rules.partners(turn.went_out)), played=played)))
+                played = tuple(s for s in seats if s != turn.went_out or not first)
+                out.append(state._replace(
+                    dealer=turn.went_out if first else state.dealer, turn=turn._replace(
+                        concealed=concealed, partner_melded=partner and bool(
+                            state.rules.partners(turn.went_out)), played=played)))
     return out
 
 

@@ -154,6 +154,7 @@ def _with_meld(cards: list[str], rank: str) -> dict[str, Any]:
     for card in cards:
         _take(state, card)
     state["melds"][0].append({"rank": rank, "cards": cards})
+    state["turn"]["melded"] = [0]  # the dealt state lists none: now side 0 has melded
     return state
 
 
@@ -261,6 +262,7 @@ def _modern_with_meld(cards: list[str], rank: str) -> dict[str, Any]:
     for card in cards:
         _take(state, card)
     state["melds"][0].append({"rank": rank, "cards": cards})
+    state["turn"]["melded"] = [0]  # the dealt state lists none: now side 0 has melded
     return state
 
 
