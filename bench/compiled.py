@@ -16,6 +16,7 @@ compiler.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import shutil
 import subprocess
@@ -66,7 +67,23 @@ def build(dest: Path = ROOT / "build" / "compiled") -> Path:
     subprocess.run([sys.executable, "-m", "mypyc", *modules], cwd=dest, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     shutil.rmtree(dest / "build", ignore_errors=True)
+    (dest / STAMP).write_text(sources_digest() + "\n")
     return dest
+
+
+#: the file in a built folder that names the sources it was built from (``sources_digest``)
+STAMP = "SOURCES.sha256"
+
+
+def sources_digest(root: Path = ROOT) -> str:
+    """SHA-256 of what a build compiles: the engine's Python files, the native writer's C and
+    the list of hot modules (pyproject.toml)."""
+    digest = hashlib.sha256()
+    files = sorted([*(root / "engine").rglob("*.py"), root / "schema" / "_text.c",
+                    root / "pyproject.toml"])
+    for path in files:
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 def build_native(folder: Path) -> Path:
@@ -87,10 +104,12 @@ def build_native(folder: Path) -> Path:
 
 def ensure_built(dest: Path = ROOT / "build" / "compiled") -> Path:
     """``dest`` as ``build`` makes it, built now unless it holds the compiled engine and the
-    native writer already; return ``dest``."""
+    native writer built from the checkout's present sources; return ``dest``."""
     built = [any(dest.glob(f"canasta_referee/{part}.*.so")) for part in ("engine/wire",
                                                                         "schema/_text")]
-    return dest if all(built) else build(dest)
+    stamp = dest / STAMP
+    current = stamp.exists() and stamp.read_text().strip() == sources_digest()
+    return dest if all(built) and current else build(dest)
 
 
 def check() -> int:
