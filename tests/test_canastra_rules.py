@@ -7,7 +7,7 @@ Austeilen', 'Ihr Zug', 'Mindestanforderung für die erste Meldung', 'Ausgehen', 
 
 States are complete and valid: ``table()`` takes the parts a test cares about and puts every
 other card of the 108-card deck into the stock (or into a named hand when the stock must be
-empty). ``canastra_real`` is not implemented yet and is not tested here.
+empty). Suit sequences (``canastra_real``) have their own file, ``test_canastra_real.py``.
 """
 
 from __future__ import annotations
@@ -1056,3 +1056,98 @@ def test_next_initial_meld_minimums(totals: tuple[int, int], minimums: list[int]
     gives the next deal's minimums: 15 below 0, 50 below 1,500, 90 to 2,999, 120 from 3,000."""
     answer = score(_with_totals(totals, {"target": 5000}))
     assert answer["next_minimums"] == minimums
+
+
+# =============================================================================================
+# 11. Rules pinned after the audit: a natural and a wild onto the side's meld, the Canastra Real
+#     and the initial minimum, a black three upcard under freeze: wild-or-black-three
+# =============================================================================================
+
+
+def test_take_pile_with_a_natural_and_a_wild_onto_the_sides_meld() -> None:
+    """seed 003 'Ihr Zug' 1 ('vorausgesetzt, Sie können seine oberste Karte sofort mit mindestens
+    einer natürlichen Karte aus Ihrer Hand melden (... oder eine bestehende Teammeldung
+    erweitern)') and 2 (wild cards allowed); VARIANTS.md canastra ('extending a meld of the side;
+    never with wild cards alone'). The top king, a natural king and a joker from the hand join the
+    side's three kings: a meld of six; the rest of the pile goes to the hand."""
+    hand = ["KD", "KC", "JK", "4C"]
+    state = cst({0: hand}, discard=["9C", "5D", "KH"], melds=([NINES, K3], []))
+    assert [sorted(a["cards"]) for a in takes_listed(state)] == [["KD"], ["KC", "KD"], ["JK", "KD"]]
+    answer = run(state, take("KD", "JK"))
+    new = answer["state"]
+    assert new["melds"][0] == [meld("9S", "9H", "9D"),
+                               meld("KS", "KS", "KH", "KH", "KD", "JK")]
+    assert side_melds(new, 0)["K"] == ["JK", "KD", "KH", "KH", "KS", "KS"]
+    assert hand_of(new, 0) == ["4C", "5D", "9C", "KC"]
+    assert new["discard"] == [] and new["turn"]["took_pile"] is True
+    assert events_of(answer, "took-pile") == [
+        {"type": "took-pile", "seat": 0, "top": "KH", "cards": ["KD", "JK"], "size": 3}]
+
+
+REAL_HEARTS = ["AH", "KH", "QH", "JH", "TH", "9H", "8H"]  # 20 + 6 x 10 = 80 card points
+REAL_SPADES = ["4S", "5S", "6S", "7S", "8S", "9S", "TS"]  # 4 x 5 + 3 x 10 = 50 card points
+
+
+@pytest.mark.parametrize("cards, points, score_before, minimum", [
+    (REAL_SPADES, 50, 1500, 90),
+    (REAL_HEARTS, 80, 1500, 90),
+    (REAL_HEARTS, 80, 3000, 120),
+])
+def test_canastra_real_below_the_initial_minimum_is_refused(cards: list[str], points: int,
+                                                            score_before: int,
+                                                            minimum: int) -> None:
+    """seed 003 'Häufige Varianten' ('Canastra Real ... ergibt 500 Bonuspunkte und gilt als
+    Canastra') and 'Mindestanforderung für die erste Meldung' ('Boni für Canastras ... zählen NICHT
+    zur Mindestanforderung'); VARIANTS.md canastra (option `canastra_real`; the minimums). A
+    Canastra Real as the side's first meld counts its card points only: short of the minimum it
+    is refused (`INITIAL_MELD_UNREACHABLE`) and not listed, although 500 more would reach it; at
+    a score of 1,495 (minimum 50) the same sequence is accepted with its card points."""
+    options = {"canastra_real": True}
+    real = {"type": "meld", "rank": "real", "cards": cards}
+    state = cst({0: cards + ["KC", "QD", "5H"]}, melds=([], [NINES]), turn=PLAY,
+                scores=(score_before, 0), options=options)
+    assert refused(state, real) == (0, "INITIAL_MELD_UNREACHABLE")
+    verdict = api.check({"state": state, "actions": [real]})
+    assert f"minimum of {minimum}" in verdict["reason"]["message"]
+    assert [a for a in legal_list(state) if a["type"] == "meld"] == []
+    low = cst({0: cards + ["KC", "QD", "5H"]}, melds=([], [NINES]), turn=PLAY,
+              scores=(1495, 0), options=options)
+    answer = run(low, real)
+    assert [(e["points"], e["minimum"]) for e in events_of(answer, "initial-meld")] == [(points, 50)]
+    assert [m["rank"] for m in answer["state"]["melds"][0]] == ["real"]
+
+
+def test_freeze_option_black_three_upcard_freezes_the_pile() -> None:
+    """seed 003 'Vorbereitung und Austeilen' 3 (only a joker, two or red three turned up is
+    buried: a black three stays) and 'Häufige Varianten' ('Einfrierregeln: In einigen Häusern wird
+    der Stapel durch eine schwarze Drei oder eine wilde Karte „eingefroren"'); VARIANTS.md canastra
+    (option `freeze: wild-or-black-three`); docs/variants/canastra.md 'The deal' and 'The frozen
+    pile' ('discarded, or turned up at the deal'). A black three upcard stops the first player
+    and freezes the pile (the view says so; with `freeze: wild` it does not): covered by a king,
+    the next player needs a natural pair; with `wild` a natural and a joker take it."""
+    options = {"freeze": "wild-or-black-three"}
+    for seed in range(400):
+        dealt_state = api.deal({"variant": V, "seed": seed, "dealer": 0, "scores": [0, 0],
+                                "options": options})["state"]
+        if dealt_state["discard"][0] in BLACK_THREES:
+            break
+    else:
+        raise AssertionError("no deal with a black three upcard in the seed range")
+    upcard = dealt_state["discard"][0]
+    assert dealt_state["discard"] == [upcard] and dealt_state["turn"]["seat"] == 1
+    assert api.view({"state": dealt_state, "seat": 1})["state"]["discard"] == {
+        "top": upcard, "size": 1, "frozen": True}
+    assert refused(dealt_state, take()) == (0, "PILE_BLOCKED_BY_BLACK_THREE")
+    assert takes_listed(dealt_state) == []
+    unfrozen = {**dealt_state, "options": {"freeze": "wild"}}
+    assert api.view({"state": unfrozen, "seat": 1})["state"]["discard"]["frozen"] is False
+
+    hands = {0: ["KH", "8C", "6C"], 1: ["KD", "KC", "JK", "7C"]}
+    state = cst(hands, discard=["3S"], options=options)  # the upcard, nothing played yet
+    state = after(state, DRAW, discard("KH"))
+    assert state["turn"]["seat"] == 1 and state["discard"] == ["3S", "KH"]
+    assert refused(state, take("KD", "JK")) == (0, "PILE_FROZEN_NEEDS_NATURAL_PAIR")
+    assert [sorted(a["cards"]) for a in takes_listed(state)] == [["KC", "KD"]]
+    assert_legal(state, take("KD", "KC"))
+    wild_only = after(cst(hands, discard=["3S"], options={"freeze": "wild"}), DRAW, discard("KH"))
+    assert_legal(wild_only, take("KD", "JK"))

@@ -13,6 +13,7 @@ players use three packs (162 cards, six jokers).
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from typing import Any
 
@@ -917,3 +918,164 @@ def test_rule_table_lists_every_classic_option_with_its_default() -> None:
                 "wild_canasta": 0, "red_three_card_points": 0, "ask_partner": True}
     assert {k: listed.get(k, "missing") for k in expected} == expected
     assert {"sides", "target"} <= set(listed)
+
+
+# =============================================================================================
+# 11. Option wild_canasta; black threes going out; a frozen pile taken onto the side's meld
+# =============================================================================================
+
+SEVEN_WILDS = ["2S", "2H", "2D", "2C", "JK", "JK", "JK"]  # 4 x 20 + 3 x 50 = 230
+
+
+@pytest.mark.parametrize("bonus", [1000, 2000])
+def test_wild_canasta_option_seven_wild_cards_at_once(bonus: int) -> None:
+    """seed 000 'Weitere Hausregeln (ASS S. 5)' ('Joker-Canasta: sieben wilde Karten als Meldung');
+    VARIANTS.md classic, Options (`wild_canasta`: its bonus for a meld of seven wild cards).
+    With the option seven wild cards laid at once are one meld of rank "wild"; three or six are
+    WILD_MELD_SEVEN_AT_ONCE; the same seven without the option: WILD_MELD_NOT_ALLOWED."""
+    hand = SEVEN_WILDS + ["9C", "4C", "5D"]
+    state = table({0: hand}, melds=([NINES], []), turn=PLAY, options={"wild_canasta": bonus})
+    new = after(state, lay(*SEVEN_WILDS, rank="wild"))
+    assert side_melds(new, 0) == {"9": ["9D", "9H", "9S"], "wild": sorted(SEVEN_WILDS)}
+    assert hand_of(new, 0) == ["4C", "5D", "9C"]
+    assert refused(state, lay(*SEVEN_WILDS[:6], rank="wild")) == (0, "WILD_MELD_SEVEN_AT_ONCE")
+    assert refused(state, lay("2S", "2H", "JK", rank="wild")) == (0, "WILD_MELD_SEVEN_AT_ONCE")
+    for options in ({}, {"wild_canasta": 0}):
+        plain = table({0: hand}, melds=([NINES], []), turn=PLAY, options=options)
+        assert refused(plain, lay(*SEVEN_WILDS, rank="wild")) == (0, "WILD_MELD_NOT_ALLOWED")
+
+
+def test_wild_canasta_takes_no_eighth_card() -> None:
+    """seed 000 'Weitere Hausregeln (ASS S. 5)' (Joker-Canasta: seven wild cards); VARIANTS.md
+    classic, Options (`wild_canasta`: 'a meld of seven wild cards'). A wild canasta is exactly
+    seven cards: eight at once, an eighth added in the same turn or later, and a table showing
+    six or eight are all WILD_MELD_SEVEN_AT_ONCE; a natural card cannot join it either."""
+    opt = {"wild_canasta": 1000}
+    state = table({0: SEVEN_WILDS + ["2S", "9C", "4C"]}, melds=([NINES], []), turn=PLAY,
+                  options=opt)
+    assert refused(state, lay(*SEVEN_WILDS, "2S", rank="wild")) == (0, "WILD_MELD_SEVEN_AT_ONCE")
+    assert refused(state, lay(*SEVEN_WILDS, rank="wild"), lay("2S", rank="wild")) == (
+        1, "WILD_MELD_SEVEN_AT_ONCE")
+    wild = {"rank": "wild", "cards": SEVEN_WILDS}
+    laid = table({0: ["2S", "9C", "4C", "5D"]}, melds=([NINES, wild], []), turn=PLAY, options=opt)
+    assert refused(laid, lay("2S", rank="wild")) == (0, "WILD_MELD_SEVEN_AT_ONCE")
+    assert refused(laid, lay("9C", rank="wild")) == (0, "NOT_A_VALID_MELD")
+    assert_legal(laid, lay("2S", rank="9"))  # the wild card may go to a natural meld instead
+    eight = copy.deepcopy(laid)  # the 2S moved from the hand to the wild canasta
+    eight["hands"][0].remove("2S")
+    eight["melds"][0][1]["cards"].append("2S")
+    six = copy.deepcopy(laid)  # a joker moved from the wild canasta to the stock
+    six["melds"][0][1]["cards"].remove("JK")
+    six["stock"].append("JK")
+    for shown in (eight, six):
+        assert problems(shown) == [("WILD_MELD_SEVEN_AT_ONCE", "/state/melds/0/1")]
+
+
+@pytest.mark.parametrize("bonus", [1000, 2000])
+def test_wild_canasta_bonus_when_going_out(bonus: int) -> None:
+    """seed 000 'Weitere Hausregeln (ASS S. 5)' (Joker-Canasta, 'oft mit 1.000 Punkten bewertet
+    (pagat nennt ... meist 2.000)') and 'Ausmachen: So endet die Runde' (a canasta is needed,
+    it may be completed in the same turn); VARIANTS.md classic, Options (`wild_canasta`) and
+    Scoring. The wild canasta is the side's canasta for going out; the deal's breakdown counts
+    its bonus (not 300 or 500) and its cards at their values."""
+    state = table({0: SEVEN_WILDS + ["9C", "4C"], 2: ["KC"]}, melds=([NINES], []), turn=PLAY,
+                  options={"wild_canasta": bonus})
+    new = after(state, lay(*SEVEN_WILDS, rank="wild"), lay("9C"), discard("4C"))
+    assert (new["turn"]["phase"], new["turn"]["went_out"], new["turn"]["concealed"]) == (
+        "over", 0, False)
+    assert side_melds(new, 0) == {"wild": sorted(SEVEN_WILDS), "9": ["9C", "9D", "9H", "9S"]}
+    assert breakdown(new, 0) == {
+        "melded_cards": 270,    # wilds 4 x 20 + 3 x 50 = 230; nines 4 x 10 = 40
+        "hand_cards": -10,      # partner (seat 2): a king
+        "canasta_bonus": bonus,
+        "bonus_cards": 0,
+        "going_out": 100,
+        "penalties": 0,
+        "total": 360 + bonus,
+    }
+
+
+@pytest.mark.parametrize("bonus", [1000, 2000])
+def test_wild_canasta_concealed_going_out(bonus: int) -> None:
+    """seed 000 'Ausmachen: So endet die Runde' ('Verdeckt ausmachen ... ist ein ganzer Canasta
+    dabei') and 'Weitere Hausregeln (ASS S. 5)'; VARIANTS.md classic, Going out (concealed:
+    200) and Options (`wild_canasta`). A side that has not melded goes out in one turn with a
+    wild canasta and three kings: concealed, 200 for going out plus the wild canasta's bonus."""
+    state = table({0: SEVEN_WILDS + ["KS", "KH", "KD"], 2: ["QC"]}, melds=([], [NINES]),
+                  turn=PLAY, options={"wild_canasta": bonus})
+    new = after(state, lay(*SEVEN_WILDS, rank="wild"), lay("KS", "KH", "KD"))
+    assert (new["turn"]["went_out"], new["turn"]["concealed"]) == (0, True)
+    assert side_melds(new, 0) == {"wild": sorted(SEVEN_WILDS), "K": ["KD", "KH", "KS"]}
+    b = breakdown(new, 0)
+    assert (b["melded_cards"], b["hand_cards"], b["canasta_bonus"], b["going_out"]) == (
+        260, -10, bonus, 200)   # 230 + 3 x 10; the queen in the partner's hand
+    assert b["total"] == 450 + bonus
+
+
+@pytest.mark.parametrize("hand, actions", [
+    (["3S", "3S", "3C", "3C"], [lay("3S", "3S", "3C", "3C")]),                # no discard
+    (["3S", "3S", "3C", "3C", "9C"], [lay("3S", "3S", "3C", "3C"), discard("9C")]),
+    (["3S", "3S", "3C", "3C"], [lay("3S", "3S", "3C"), lay("3C")]),           # three, then one
+])
+def test_four_black_threes_melded_going_out(hand: list[str], actions: list[Data]) -> None:
+    """seed 000 'Die Dreien' (Schwarze Dreien: 'Auslegen darfst du sie nur beim Ausmachen: drei
+    oder vier schwarze Dreien, ohne wilde Karten'); VARIANTS.md classic, Melds. Four black
+    threes (both packs' 3S and 3C) are melded by a player going out, with or without a final
+    discard, also laid as three and then one; they count 5 each."""
+    state = table({0: hand}, melds=([JACKS_CANASTA], []), turn=PLAY)
+    new = after(state, *actions)
+    assert (new["turn"]["phase"], new["turn"]["went_out"]) == ("over", 0)
+    assert side_melds(new, 0)["3"] == ["3C", "3C", "3S", "3S"]
+    assert breakdown(new, 0)["melded_cards"] == 90  # jacks 7 x 10 + four threes 4 x 5
+    keeping = table({0: hand + ["4C", "6C"]}, melds=([JACKS_CANASTA], []), turn=PLAY)
+    assert refused(keeping, *actions) == (0, "BLACK_THREES_ONLY_WHEN_GOING_OUT")  # not going out
+
+
+@pytest.mark.parametrize("actions, index", [
+    ([lay("3S", "3S", "3S", "3C", "3C")], 0),              # five at once
+    ([lay("3S", "3S", "3S"), lay("3C", "3C")], 1),         # three, then two more
+    ([lay("3S", "3S", "3S", "3C"), lay("3C")], 1),         # four, then a fifth
+])
+def test_six_players_five_black_threes_refused(actions: list[Data], index: int) -> None:
+    """seed 000 'Die Dreien' ('drei oder vier schwarze Dreien') and 'Varianten: Canasta zu zweit,
+    zu dritt und zu sechst'; VARIANTS.md classic, Melds ('as three or four of them') and the
+    player table (six players: three packs, so six black threes). A player going out with five
+    black threes may meld only four of them: the fifth is BLACK_THREES_ONLY_WHEN_GOING_OUT; four
+    and a discarded fifth go out."""
+    state = table({0: ["3S", "3S", "3S", "3C", "3C"]}, melds=([JACKS_CANASTA, QUEENS_CANASTA], []),
+                  turn=PLAY, options=SIX_PAIRS)
+    assert refused(state, *actions) == (index, "BLACK_THREES_ONLY_WHEN_GOING_OUT")
+    new = after(state, lay("3S", "3S", "3S", "3C"), discard("3C"))
+    assert (new["turn"]["phase"], new["turn"]["went_out"]) == ("over", 0)
+    assert side_melds(new, 0)["3"] == ["3C", "3S", "3S", "3S"]
+    assert new["discard"][-1] == "3C"
+
+
+FROZEN_BY = {
+    # a wild card lies in the pile
+    "wild in the pile": (["8D", "2C", "KD"], ["2C", "4C", "8D", "9C"], []),
+    # a red three turned up at the deal: it goes to the side's bonus cards
+    "red three upcard": (["3H", "8D", "KD"], ["4C", "8D", "9C"], ["3H"]),
+}
+
+
+@pytest.mark.parametrize("why", list(FROZEN_BY))
+def test_frozen_pile_pair_joins_the_sides_meld(why: str) -> None:
+    """seed 000 'Der eingefrorene Stapel' (only with 'zwei natürliche Karten desselben Rangs ...
+    und mit ihr auslegst') and 'Meldungen und Canastas' ('Ein Team hat von jedem Rang nur eine
+    Meldung ... kommen sie dazu'); VARIANTS.md classic, Melds ('One meld per rank per side; more
+    cards of that rank join it') and Discard pile. A frozen pile taken with a natural pair while
+    the side already has four kings: top card and pair join that meld -- seven kings, a natural
+    canasta -- no second king meld; the rest goes to the hand."""
+    pile, rest, reds = FROZEN_BY[why]
+    state = table({0: ["KC", "KC", "9C", "4C"]}, melds=([NINES, meld("KS", "KS", "KH", "KH")], []),
+                  discard=pile)
+    assert refused(state, take()) == (0, "PILE_FROZEN_NEEDS_NATURAL_PAIR")
+    new = after(state, take("KC", "KC"))
+    assert new["melds"][0][0] == NINES
+    assert [m["rank"] for m in new["melds"][0]] == ["9", "K"]
+    assert side_melds(new, 0)["K"] == ["KC", "KC", "KD", "KH", "KH", "KS", "KS"]
+    assert hand_of(new, 0) == rest
+    assert (new["discard"], new["bonus_cards"][0]) == ([], reds)
+    b = breakdown(new, 0)
+    assert (b["melded_cards"], b["canasta_bonus"]) == (100, 500)  # nines 30 + kings 70

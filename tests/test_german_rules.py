@@ -1051,3 +1051,74 @@ def test_golden_three_players() -> None:
     assert answer["scores"] == [3030, 305, 2970]  # 2200 + 830, 500 - 195, 2990 - 20
     assert (answer["game_over"], answer["winner"]) == (True, 0)
     assert answer["next_minimums"] == [120, 50, 90]
+
+
+# =============================================================================================
+# 11. Option joker_canasta: seven wild cards laid at once
+# =============================================================================================
+
+
+JOKER_CANASTA = {"joker_canasta": 1000}
+SEVEN_WILDS = ["JK", "JK", "JK", "JK", "2S", "2H", "2D"]  # 4 x 50 + 3 x 20 = 260
+
+
+@pytest.mark.parametrize("size", [3, 4, 5, 6, 7])
+def test_option_joker_canasta_seven_wild_cards_at_once(size: int) -> None:
+    """seed 004 (ASS Altenburger), closing house rules ('So wird zum Beispiel oft ein
+    "Joker-Canasta" (sieben wilde Karten als Satz ausgelegt) anerkannt und mit 1000 Punkten
+    bewertet'); VARIANTS.md german, Options (`joker_canasta`). With the option, seven wild cards
+    laid at once as a meld of rank "wild" are legal and the only wild meld listed; three to six
+    wild cards are refused (`WILD_MELD_SEVEN_AT_ONCE`)."""
+    state = gtable({0: SEVEN_WILDS + ["KD", "KC", "KH", "4C"]}, melds=([NINES], []),
+                   turn={**PLAY, "melded": [0]}, options=JOKER_CANASTA)
+    action = lay(*SEVEN_WILDS[:size], rank="wild")
+    listed = [sorted(a["cards"]) for a in legal_list(state) if a.get("rank") == "wild"]
+    assert listed == [sorted(SEVEN_WILDS)]
+    if size < 7:
+        assert refused(state, action) == (0, "WILD_MELD_SEVEN_AT_ONCE")
+    else:
+        new = after(state, action)
+        assert side_melds(new, 0) == {"wild": sorted(SEVEN_WILDS), "9": ["9D", "9H", "9S"]}
+        assert hand_of(new, 0) == ["4C", "KC", "KD", "KH"]
+
+
+def test_option_joker_canasta_is_the_canasta_to_go_out_and_scores_its_bonus() -> None:
+    """seed 004 (ASS Altenburger), closing house rules ('"Joker-Canasta" (sieben wilde Karten als
+    Satz ausgelegt) ... mit 1000 Punkten bewertet') and 'Das Ausmachen' ('Wer wenigstens einen
+    Canasta gemeldet ...'); VARIANTS.md german (`joker_canasta`: 1,000 for seven wild cards).
+    Played through the engine: seat 0, whose side has only nines, draws, lays the Joker-Canasta
+    and three kings and discards: the Joker-Canasta is the side's canasta (out, red three plus),
+    scored with its 1,000 bonus. Without it the same going out is refused."""
+    state = gtable({0: SEVEN_WILDS + ["KD", "KC", "KH"], 1: ["AS", "4D"], 2: ["QC", "2C"],
+                    3: ["6C"]},
+                   melds=([NINES], [meld("8S", "8H", "8D")]), bonus=(["3H"], []),
+                   stock_top=["4C"], turn={"seat": 0, "melded": [0, 1], "played": [0, 1, 2, 3]},
+                   options=JOKER_CANASTA)
+    new = after(state, DRAW, lay(*SEVEN_WILDS, rank="wild"), lay("KD", "KC", "KH"),
+                discard("4C"))
+    assert (new["turn"]["phase"], new["turn"]["went_out"]) == ("over", 0)
+    answer = score(new)
+    side0, side1 = (s["breakdown"] for s in answer["sides"])
+    assert side0 == {
+        "melded_cards": 320,    # wild cards 4 x 50 + 3 x 20 = 260; nines 30; kings 30
+        "hand_cards": -30,      # seat 2: Q (10) + 2 (20)
+        "canasta_bonus": 1000,  # the Joker-Canasta
+        "bonus_cards": 100,     # one red three, with a canasta
+        "going_out": 100,       # laid out before: plain going out
+        "penalties": 0,
+        "total": 1490,          # 320 - 30 + 1000 + 100 + 100
+    }
+    assert side1 == {
+        "melded_cards": 30,     # eights 3 x 10
+        "hand_cards": -30,      # seat 1: A (20) + 4 (5); seat 3: 6 (5)
+        "canasta_bonus": 0,
+        "bonus_cards": 0,
+        "going_out": 0,
+        "penalties": 0,
+        "total": 0,
+    }
+    assert answer["scores"] == [1490, 0]
+    without = gtable({0: ["KD", "KC", "KH", "4C"]}, melds=([NINES], []),
+                     turn={**PLAY, "melded": [0]}, options=JOKER_CANASTA)
+    assert refused(without, lay("KD", "KC", "KH"), discard("4C")) == (
+        0, "CANNOT_GO_OUT_WITHOUT_CANASTA")

@@ -26,6 +26,7 @@ from tests.builders import (
     DRAW,
     JACKS_CANASTA,
     JUNK,
+    NATURAL_RANKS,
     NINES,
     PLAY,
     SEVEN_FIVES,
@@ -1266,3 +1267,97 @@ def test_black_threes_are_never_melded_and_named_so() -> None:
     assert blacks and {p["code"] for p in blacks} == {"BLACK_THREES_NOT_MELDABLE"}, blacks
     assert all("black" in p["message"].lower() for p in blacks)
     assert {p["code"] for p in _threes_melded("3H", "3H", "3D")} == {"RED_THREE_NOT_MELDABLE"}
+
+
+# =============================================================================================
+# 10. Rules pinned after the audit: a blocked or empty pile, asking after the pile, the last
+#     three drawn as a replacement
+# =============================================================================================
+
+
+@pytest.mark.parametrize("wild", ["2C", "JK"])
+def test_wild_card_on_top_blocks_the_pile(wild: str) -> None:
+    """seed 001 (Regeländerungen) 'Den Ablagestapel nehmen' ('Immer mit einem reinen Paar aus der
+    Hand, das zur obersten Karte passt': a wild card has no rank, no pair matches it); VARIANTS.md
+    modern-american ('Pile: always and only with a natural pair from the hand matching the top
+    card'). With a wild card on top nothing takes the pile (`PILE_BLOCKED_BY_WILD`): not a pair of
+    wild cards, not a natural pair of the king under it, not the wild alone; no take is listed.
+    Without the wild card the natural pair takes the king."""
+    hand = ["KD", "KC", "2D", "2H", "5S"]
+    state = mtable({0: hand}, melds=([NINES], []), discard=["8D", "KH", wild])
+    for cards in (["KD", "KC"], ["2D", "2H"], []):
+        assert refused(state, take(*cards)) == (0, "PILE_BLOCKED_BY_WILD")
+    assert takes_listed(state) == []
+    assert [a["type"] for a in legal_list(state)] == ["draw"]
+    plain = mtable({0: hand}, melds=([NINES], []), discard=["8D", "KH"])
+    assert [sorted(a["cards"]) for a in takes_listed(plain)] == [["KC", "KD"]]
+    assert_legal(plain, take("KD", "KC"))
+
+
+def test_empty_pile_cannot_be_taken() -> None:
+    """seed 001 (Regeländerungen) 'Geben' ('Der Ablagestapel beginnt leer') and 'Den Ablagestapel
+    nehmen' (a natural pair matching the top card: there is none); VARIANTS.md modern-american
+    ('the pile starts empty'). The first player of a dealt deal cannot take the empty pile, not
+    even with a natural pair from his hand (`PILE_EMPTY`); only the draw is listed."""
+    for seed in range(20):
+        state = api.deal({"variant": V, "seed": seed, "dealer": 3})["state"]
+        hand = state["hands"][0]
+        pairs = [r for r in NATURAL_RANKS if sum(c[0] == r for c in hand) >= 2]
+        if pairs:
+            break
+    else:
+        raise AssertionError("no dealt hand with a natural pair in the seed range")
+    assert state["discard"] == [] and (state["turn"]["seat"], state["turn"]["phase"]) == (0, "draw")
+    pair = [c for c in hand if c[0] == pairs[0]][:2]
+    assert refused(state, take(*pair)) == (0, "PILE_EMPTY")
+    assert refused(state, take()) == (0, "PILE_EMPTY")
+    assert takes_listed(state) == []
+    assert legal_list(state) == [{"type": "draw", "seat": 0}]
+    built = mtable({0: ["KD", "KC", "9C", "4C"]}, discard=[])
+    assert refused(built, take("KD", "KC")) == (0, "PILE_EMPTY")
+    assert legal_list(built) == [{"type": "draw", "seat": 0}]
+
+
+def test_no_ask_after_taking_the_pile() -> None:
+    """seed 001 introduction ('Sie dürfen Ihren Partner einmal pro Spiel direkt nach dem Ziehen
+    fragen, ob Sie ausmachen dürfen'); VARIANTS.md modern-american ('each player once per deal,
+    right after drawing'). Taking the pile is no draw from the stock: after it "may I go out?" is
+    refused (`ASK_NOT_ALLOWED`, 'only right after drawing'), although he could go out (nines and a
+    four to discard); after a draw in the same position the question is allowed."""
+    state = mtable({0: ["KD", "KC", "9C", "9H", "4C"], 2: ["5D", "6D"]},
+                   melds=(TWO_CANASTAS + [K3], [meld("8S", "8H", "8D")]),
+                   discard=["9D", "KH"], stock_top=["9S"])
+    assert refused(state, take("KD", "KC"), ASK) == (1, "ASK_NOT_ALLOWED")
+    verdict = api.check({"state": state, "actions": [take("KD", "KC"), ASK]})
+    assert "right after drawing" in verdict["reason"]["message"]
+    assert_legal(state, take("KD", "KC"), lay("9C", "9H", "9D"), discard("4C"))  # out is possible
+    taken = after(state, take("KD", "KC"))
+    assert [a for a in legal_list(taken) if a["type"] == "ask"] == []
+    assert_legal(state, DRAW, ASK)
+
+
+@pytest.mark.parametrize("laid, kept", [("3H", "3S"), ("3C", "3D")])
+def test_three_replacing_a_three_as_last_stock_card_stays_in_hand(laid: str, kept: str) -> None:
+    """seed 001 (Regeländerungen) 'Dreien' ('Jede Drei ... wird ausgelegt und ersetzt ... Eine
+    Drei, die als letzte Karte vom Stapel gezogen wird, bleibt auf der Hand, zählt 5 Minuspunkte
+    und beendet das Spiel'); VARIANTS.md modern-american. Stock of two threes: the first drawn is
+    laid out and replaced; the replacement is the last stock card, so it stays in the hand and the
+    deal ends at once, nobody out. Side 0 (kings, no canasta): melded -30, hand 9 + 4 + three
+    (5) and seat 2's 8 = -30, one three of a colour against it -100."""
+    state = mtable({0: ["9C", "4C"], 2: ["8C"]}, melds=([K3], [NINES]), stock=[laid, kept],
+                   rest_to=1)
+    answer_ = run(state, DRAW)
+    assert answer_["events"] == [{"type": "drew", "seat": 0, "cards": [kept]},
+                                 {"type": "threes", "seat": 0, "cards": [laid]},
+                                 {"type": "deal-over", "stock_exhausted": True}]
+    new = answer_["state"]
+    turn = new["turn"]
+    assert (turn["phase"], turn["went_out"], turn["stock_exhausted"]) == ("over", None, True)
+    assert new["stock"] == []
+    assert hand_of(new, 0) == sorted(["9C", "4C", kept])
+    assert new["bonus_cards"][0] == [laid]
+    assert legal_list(new) == []
+    assert refused(new, discard("9C")) == (0, "DEAL_OVER")
+    assert breakdown(new, 0) == {"melded_cards": -30, "hand_cards": -30, "canasta_bonus": 0,
+                                 "bonus_cards": -100, "going_out": 0, "penalties": 0,
+                                 "total": -160}

@@ -23,9 +23,11 @@ from canasta_referee.engine import (
     legal_actions,
     play,
     rules_for,
+    state_from_data,
 )
 from canasta_referee.engine.cards import THREE
 from canasta_referee.engine.state import State, action_class
+from tests.builders import JACKS_CANASTA, NINES, PLAY, Data, table
 from tests.hands import canastra_real_states, german_black_three_states
 from tests.playout import playout
 
@@ -125,7 +127,11 @@ def small_states(variant: str, options: dict[str, Any], count: int,
 
 CONFIGS = [(v.id, o, False) for v in VARIANTS for o in v.configurations[:1]] + [
     ("classic", {"natural_majority": True}, False), ("german", {"joker_canasta": 1000}, False),
-    ("classic", {}, True), ("modern-american", {}, True)]
+    ("classic", {}, True), ("modern-american", {}, True),
+    # classic for three players, six in three pairs (the default) and in two threes, and with
+    # the wild canasta house rule (VARIANTS.md classic: player table and Options)
+    ("classic", {"players": 3}, False), ("classic", {"players": 6}, False),
+    ("classic", {"players": 6, "sides": 2}, False), ("classic", {"wild_canasta": 2000}, True)]
 
 
 @pytest.mark.parametrize(("variant", "options", "eager"), CONFIGS,
@@ -138,9 +144,39 @@ def test_listed_actions_are_exactly_the_finishable_ones(variant: str, options: d
         assert listed == oracle(state), state
 
 
+WILD_POOL = ["2S", "2H", "2D", "2C"] * 2 + ["JK"] * 4
+
+
+def classic_wild_canasta_states(count: int, seed: int = 17) -> list[State]:
+    """Classic play-phase states with `wild_canasta` (1,000 or 2,000) whose hand holds six to nine
+    wild cards -- random deals almost never give a small hand seven --, maybe naturals of one
+    rank, black threes or odd cards; the side unopened, opened or holding a canasta; maybe a
+    binding yes. Invalid combinations (too many copies, a yes nobody could give) are skipped."""
+    rng = random.Random(seed)
+    out: list[State] = []
+    while len(out) < count:
+        hand = rng.sample(WILD_POOL, rng.choice([6, 7, 7, 8, 9]))
+        rank = rng.choice("456789TJQKA")
+        hand += [rank + suit for suit in "SHDC"][:rng.choice([0, 2, 3])]
+        hand += rng.choice([[], [], ["3S", "3C", "3S"], ["5D"], ["5D", "6H"]])
+        melds = [m for m in rng.choice([[], [], [NINES], [JACKS_CANASTA], [NINES, JACKS_CANASTA]])
+                 if m["rank"] != rank]
+        turn: Data = {**PLAY}
+        if rng.random() < 0.15:
+            turn.update(asked="yes", asked_this_deal=[0])
+        try:
+            data = table({0: hand}, melds=(melds, []), scores=(rng.choice([0, 1500, 3000, -100]), 0),
+                         turn=turn, options={"wild_canasta": rng.choice([1000, 2000])})
+        except AssertionError:  # too many copies, or not a valid state
+            continue
+        out.append(state_from_data(data))
+    return out
+
+
 CONSTRUCTED = {
     "german-black-threes": german_black_three_states,
     "canastra-real": canastra_real_states,
+    "classic-wild-canasta": classic_wild_canasta_states,
 }
 
 
@@ -148,7 +184,8 @@ CONSTRUCTED = {
 def test_constructed_hands_list_exactly_the_finishable_actions(kind: str) -> None:
     """Issue 15: the classes random deals seldom reach. German hands with black threes (going
     out by melding them needs no discard, ASS p. 4), unopened sides and binding yeses; Canastra
-    Real hands whose minimum or canastra only the sequence makes (seed 003)."""
+    Real hands whose minimum or canastra only the sequence makes (seed 003); classic hands with
+    seven or more wild cards under `wild_canasta` (seed 000 'Weitere Hausregeln (ASS S. 5)')."""
     for state in CONSTRUCTED[kind](40):
         listed = {action_class(a._replace(seat=None)) for a in legal_actions(state)
                   if a.kind not in ("ask", "answer")}
