@@ -142,6 +142,7 @@ class _Read:
         self.stock: tuple[int, ...] | None = None
         self.held: tuple[int, ...] | None = None
         self.set_aside: tuple[int, ...] = ()
+        self.started: tuple[int, ...] = ()  # the ranks the seat at turn started this turn
 
 
 def validate_data(data: Data, rules: RuleSet | None = None) -> list[Problem]:
@@ -196,6 +197,7 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
     bonus_cards = rules.bonus_cards
     threes = tuple(bonus_cards)  # looked up in a hand's counts, not searched for in its cards
     side = rules.side_of(seat)
+    started = read.started = tuple([parse_rank(r) for r in turn.get("started") or []])
     seen: list[Seen] = []  # every card we can see, by where it lies (paths only for problems)
     total = 0
     size: int
@@ -244,7 +246,6 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
         total += len(meld.cards)
     if pending:
         pending_melds = {m.rank: m for m in pending}
-        started = [parse_rank(r) for r in turn.get("started") or []]
         pile_rank = started[0] if turn.get("took_pile") and started else None
         points = initial_points(rules, pending_melds, pile_rank)
         if phase != PLAY or melds_data[side]:
@@ -340,12 +341,11 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
     if total != rules.deck_size:
         add(Problem("CARD_COUNT_MISMATCH", "", {"count": total, "deck": rules.deck_size}))
     _check_turn(rules, data, turn, add)
-    _check_history(rules, data, turn, read.melds, add)
+    _check_history(rules, data, turn, read, add)
     return read
 
 
-def _check_history(rules: RuleSet, data: Data, turn: Data, table: list[tuple[Meld, ...]],
-                   add: Any) -> None:
+def _check_history(rules: RuleSet, data: Data, turn: Data, read: _Read, add: Any) -> None:
     """The deal's history the turn records, against the table, as the engine keeps it.
     ``turn.melded`` (seats that melded in an earlier turn; absent, it is made from the table):
     a listed seat's side has melds, and a side with melds from before this turn has a listed
@@ -355,33 +355,51 @@ def _check_history(rules: RuleSet, data: Data, turn: Data, table: list[tuple[Mel
     Concealed going out and the German bonuses are judged by these lists (pagat "Going Out";
     ASS Altenburger p. 4, Blatt-Ausmachen and Handcanasta, and its house rule of 300 at once)."""
     melded: list[int] | None = turn.get("melded")
-    seat: int = turn.get("seat", 0)
-    over = turn.get("phase", DRAW) == OVER
-    current = rules.side_of(seat)
-    started = {parse_rank(r) for r in turn.get("started") or []}
-    earlier: list[int] = []  # the sides with melds from before this turn
-    for side, melds in enumerate(table):
-        if side == current and over:
-            continue  # a deal's last turn may have laid all of them (``started`` or not)
-        if any(side != current or not (m.rank in started or (m.rank <= REAL and REAL in started))
-               for m in melds):
-            earlier.append(side)
+    table = read.melds
     if melded is not None:
+        listed = [False] * len(table)
         for i, at in enumerate(melded):
-            if not table[rules.side_of(at)]:
+            side = rules.side_of(at)
+            listed[side] = True
+            if not table[side]:
                 add(_history("/turn/melded/" + str(i),
                              f"seat {at} is listed as having melded, but its side has no melds",
                              f"Sitz {at} steht als gemeldet, aber sein Team hat keine Meldungen"))
-        for side in earlier:
-            if not any(rules.side_of(at) == side for at in melded):
+        for side, melds in enumerate(table):  # the usual case: every side with melds listed
+            if melds and not listed[side] and _laid_before(rules, turn, read.started, side,
+                                                           melds):
                 add(_history("/turn/melded",
                              f"side {side} has melds from an earlier turn, but none of its seats "
                              "is listed as having melded",
                              f"Team {side} hat Meldungen aus einem früheren Zug, aber keiner "
                              "seiner Sitze steht als gemeldet"))
-    if not rules.first_turn_bonus:
-        return
+    if rules.first_turn_bonus:
+        _check_played(rules, data, turn, read, melded, add)
+
+
+def _laid_before(rules: RuleSet, turn: Data, started: tuple[int, ...], side: int,
+                 melds: tuple[Meld, ...]) -> bool:
+    """Whether some of ``side``'s melds were on the table before this turn: not the ranks the
+    seat at turn started (``turn.started``), and, once the deal is over, none of the side that
+    went out (its last turn may have laid them all, ``started`` or not)."""
+    seat: int = turn.get("seat", 0)
+    if side != rules.side_of(seat):
+        return True
+    if turn.get("phase", DRAW) == OVER:
+        return False
+    for m in melds:  # noqa: SIM110  # not any(): compiled, its generator costs 1k instructions
+        if not (m.rank in started or (m.rank <= REAL and REAL in started)):
+            return True
+    return False
+
+
+def _check_played(rules: RuleSet, data: Data, turn: Data, read: _Read, melded: list[int] | None,
+                  add: Any) -> None:
+    """``turn.played`` where a first-turn bonus reads it: every seat, or those from the dealer's
+    left up to the seat at turn; among them every seat of ``melded`` and a seat of each side
+    with melds from before this turn."""
     n = rules.players
+    seat: int = turn.get("seat", 0)
     played = sorted(set(turn.get("played") or []))
     first = (data.get("dealer", 0) + 1) % n
     so_far = sorted((first + i) % n for i in range((seat - first) % n))
@@ -392,6 +410,7 @@ def _check_history(rules: RuleSet, data: Data, turn: Data, table: list[tuple[Mel
                      f"die Züge gehen reihum ab Sitz {first}: vor dem Zug von Sitz {seat} "
                      f"haben die Sitze {so_far} einen beendet, oder alle"))
         return
+    over = turn.get("phase", DRAW) == OVER
     for i, at in enumerate(melded or []):
         if at not in played and not (over and at == seat):
             add(_history("/turn/melded/" + str(i),
@@ -399,8 +418,9 @@ def _check_history(rules: RuleSet, data: Data, turn: Data, table: list[tuple[Mel
                          "played does not list it",
                          f"Sitz {at} hat in einem früheren Zug gemeldet, also einen Zug beendet, "
                          "aber played führt ihn nicht"))
-    for side in earlier:
-        if not any(rules.side_of(at) == side for at in played):
+    for side, melds in enumerate(read.melds):
+        if (melds and not any(rules.side_of(at) == side for at in played)
+                and _laid_before(rules, turn, read.started, side, melds)):
             add(_history("/turn/played",
                          f"side {side} has melds from an earlier turn, but none of its seats "
                          "has finished a turn",
@@ -599,7 +619,7 @@ def state_from_data(data: Data, rules: RuleSet | None = None) -> State:
         t.get("asked"),  # asked
         _seats(t.get("asked_this_deal")),  # asked_this_deal
         _seats(melded),  # melded
-        tuple([parse_rank(r) for r in t.get("started") or ()]),  # started
+        read.started,  # started
         bool(t.get("extended")),  # extended
         t.get("went_out"),  # went_out
         bool(t.get("concealed")),  # concealed
