@@ -409,12 +409,13 @@ _FREEZERS: Final = (("freeze_on_wild", "a wild card", "eine wilde Karte"),
 
 
 def _frozen(rules: RuleSet, pile: Pile, rank: int, always: bool = False) -> Refusal:
-    """The frozen-pile refusal, saying why it is frozen (pagat "Frozen Discard Pile")."""
+    """The frozen-pile refusal, saying why it is frozen (pagat "Frozen Discard Pile"): where the
+    variant freezes every pile (Modern American) that is the reason, whatever lies in it."""
     kinds = [(en, de) for flag, en, de in _FREEZERS if getattr(rules, flag)]
-    why = ({"en": f" ({' or '.join(en for en, _ in kinds)} lies in it)",
-            "de": f" ({' oder '.join(de for _, de in kinds)} liegt darin)"} if pile.frozen else
-           {"en": " for your side until it melds", "de": " für euer Team, bis es gemeldet hat"}
-           if not always else {"en": " (always, in this variant)", "de": " (immer, in dieser Variante)"})
+    why = ({"en": " (always, in this variant)", "de": " (immer, in dieser Variante)"} if always
+           else {"en": f" ({' or '.join(en for en, _ in kinds)} lies in it)",
+                 "de": f" ({' oder '.join(de for _, de in kinds)} liegt darin)"} if pile.frozen
+           else {"en": " for your side until it melds", "de": " für euer Team, bis es gemeldet hat"})
     return _r("PILE_FROZEN_NEEDS_NATURAL_PAIR", rank=rank_code(rank), why=why)
 
 

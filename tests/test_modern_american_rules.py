@@ -1361,3 +1361,18 @@ def test_three_replacing_a_three_as_last_stock_card_stays_in_hand(laid: str, kep
     assert breakdown(new, 0) == {"melded_cards": -30, "hand_cards": -30, "canasta_bonus": 0,
                                  "bonus_cards": -100, "going_out": 0, "penalties": 0,
                                  "total": -160}
+
+
+def test_frozen_pile_refusal_names_the_variants_reason() -> None:
+    """seed 001 (Regeländerungen) 'Den Ablagestapel nehmen' ('Immer mit einem reinen Paar aus der
+    Hand'); VARIANTS.md modern-american ('Pile: always and only with a natural pair'). The pile
+    is frozen because the variant always freezes it, with a wild card in it or not: the refusal
+    says so, and does not name a red three, which never lies in this pile."""
+    hand = ["KD", "JK", "5S", "6S"]
+    for pile in (["8D", "2C", "KH"], ["8D", "KH"]):
+        state = mtable({0: hand}, melds=([NINES], []), discard=pile)
+        for lang, says in (("en", "(always, in this variant)"), ("de", "(immer, in dieser Variante)")):
+            verdict = api.check({"state": state, "actions": [take("KD", "JK")]}, lang=lang)
+            assert verdict["reason"]["code"] == "PILE_FROZEN_NEEDS_NATURAL_PAIR"
+            assert says in verdict["reason"]["message"], verdict
+            assert "red three" not in verdict["reason"]["message"]
