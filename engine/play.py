@@ -19,6 +19,7 @@ from .cards import (
     WILD_RANK,
     Counts,
     card_code,
+    cards_of,
     is_black_three,
     is_natural,
     is_real_sequence,
@@ -944,9 +945,27 @@ def _build_draw(state: State, events: list[Event]) -> tuple[State, list[Event]]:
                         stock=stock, stock_size=len(stock))
         return _end_deal(state, turn, None, events, exhausted=True), events
     play = turn._replace(phase=PLAY, drawn=True)
-    return _evolve(state, _set(state.hands, seat, hand),
-                   _set(state.hand_sizes, seat, state.hand_sizes[seat] + len(drawn)), None, bonus,
-                   None, stock, len(stock), play), events
+    after = _evolve(state, _set(state.hands, seat, hand),
+                    _set(state.hand_sizes, seat, state.hand_sizes[seat] + len(drawn)), None, bonus,
+                    None, stock, len(stock), play)
+    if not stock and rules.stock_exhausted == "end_after_turn" and _cannot_finish(after):
+        events.append({"type": "stock-exhausted", "seat": seat})
+        return _end_deal(after, play, None, events, exhausted=True), events
+    return after, events
+
+
+def _cannot_finish(state: State) -> bool:
+    """Family: the player who drew the last cards finishes his turn, then the deal ends. Where
+    the draw brought only red threes (laid out, nothing left to replace them) and left him one
+    card he may not throw (it would empty his hand, and his side cannot go out), nothing can
+    finish the turn: the deal ends at once, as the rule text says of an empty stock ('Wird der
+    Nachziehstapel leer, endet die laufende Runde sofort'). Any meld of that one card would
+    empty the hand the same way, so the discard alone decides."""
+    hand = state.hands[state.turn.seat]
+    if hand is None or state.hand_sizes[state.turn.seat] != 1:
+        return False
+    [card] = cards_of(hand)
+    return isinstance(judge(context(state), Action("discard", card=card)), Refusal)
 
 
 # ---------------------------------------------------------------- public: check and apply

@@ -248,12 +248,13 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
         pending_melds = {m.rank: m for m in pending}
         pile_rank = started[0] if turn.get("took_pile") and started else None
         points = initial_points(rules, pending_melds, pile_rank)
-        if phase != PLAY or melds_data[side]:
+        if phase not in (PLAY, ANSWER) or melds_data[side]:  # answer: asked in play (Canastra)
             add(Problem("PHASE_INCONSISTENT", "/turn/pending",
-                        {"detail": {"en": "pending melds belong to the play phase of a side that "
-                                          "has not melded yet",
-                                    "de": "vorläufige Meldungen gehören in die Phase play eines "
-                                          "Teams, das noch nicht gemeldet hat"}}))
+                        {"detail": {"en": "pending melds belong to the play phase (or its question "
+                                          "'may I go out?') of a side that has not melded yet",
+                                    "de": "vorläufige Meldungen gehören in die Phase play (oder "
+                                          "ihre Frage „Darf ich ausmachen?“) eines Teams, das "
+                                          "noch nicht gemeldet hat"}}))
         elif initial_met(rules, minimum, pending_melds, pile_rank):
             add(Problem("PHASE_INCONSISTENT", "/turn/pending",
                         {"detail": {"en": f"pending melds counting {points} already meet the "

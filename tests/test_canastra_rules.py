@@ -29,6 +29,7 @@ from tests.builders import (
     OFFERS,
     PLAY,
     RED_THREES,
+    SEVEN_FIVES,
     SEVEN_KINGS,
     SHORT,
     Data,
@@ -43,6 +44,7 @@ from tests.builders import (
     lay,
     legal_list,
     meld,
+    pending_of,
     refused,
     run,
     score,
@@ -1151,3 +1153,27 @@ def test_freeze_option_black_three_upcard_freezes_the_pile() -> None:
     assert_legal(state, take("KD", "KC"))
     wild_only = after(cst(hands, discard=["3S"], options={"freeze": "wild"}), DRAW, discard("KH"))
     assert_legal(wild_only, take("KD", "JK"))
+
+
+def test_ask_with_pending_melds_after_taking_the_pile() -> None:
+    """seed 003 'Ausgehen' 4 (asking the partner once per hand) and 'Mindestanforderung für die
+    erste Meldung'; VARIANTS.md canastra (ruling of 2026-12-01: a player may ask at any point of
+    his play phase, after taking the pile too). An unopened side takes the pile with a pair of
+    fours (15, pending below the minimum of 50) and asks: the state that waits for the answer
+    holds the pending meld and is valid, and the turn goes on from it (found by a wider random
+    run: the engine refused the very state its own ask had made, so nobody could answer)."""
+    state = cst({0: ["4S", "4D", *SEVEN_FIVES, "KS", "KH", "KD", "9C"]}, discard=["4H"])
+    state = after(state, take("4S", "4D"))
+    assert pending_of(state) == {"4": ["4D", "4H", "4S"]}
+    waiting = after(state, ASK)
+    assert (waiting["turn"]["phase"], waiting["turn"]["asked"]) == ("answer", "waiting")
+    assert pending_of(waiting) == {"4": ["4D", "4H", "4S"]}
+    assert api.validate({"state": waiting})["problems"] == []
+    assert [a["type"] for a in legal_list(waiting)] == ["answer", "answer"]
+    out = after(waiting, answer(True), lay(*SEVEN_FIVES), lay("KS", "KH", "KD"), discard("9C"))
+    assert (out["turn"]["phase"], out["turn"]["went_out"]) == ("over", 0)
+    assert side_melds(out, 0) == {"4": ["4D", "4H", "4S"], "5": sorted(SEVEN_FIVES),
+                                  "K": ["KD", "KH", "KS"]}
+    no = after(waiting, answer(False), lay(*SEVEN_FIVES), discard("9C"))
+    assert (no["turn"]["seat"], no["turn"]["phase"]) == (1, "draw")
+    assert hand_of(no, 0) == ["KD", "KH", "KS"]

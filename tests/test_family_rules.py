@@ -921,3 +921,33 @@ def test_next_initial_meld_minimums(totals: tuple[int, int], minimums: list[int]
     gives the next deal's minimums: 50 (also when negative), 90 from 1,500, 120 from 3,000."""
     answer = score(_with_totals(totals))
     assert answer["next_minimums"] == minimums
+
+
+@pytest.mark.parametrize("canasta", [False, True])
+def test_last_card_a_red_three_leaving_one_card_that_cannot_be_thrown(canasta: bool) -> None:
+    """seed 002 'Sonderregeln und Sonderfälle' ('Wird der Nachziehstapel leer, endet die laufende
+    Runde sofort'); VARIANTS.md family ('the player who drew the last card finishes his turn,
+    then the deal is scored'). Seat 2 (three players, each alone) holds one black three and
+    draws the last card, a red three: laid out, nothing replaces it. Without a canasta he may
+    not throw his only card (it would empty his hand), so nothing finishes the turn and the deal
+    ends at once, scored as a deal whose stock ran out; with a canasta he throws it and goes out.
+    Found by a wider random run as a state with no legal action (seed 2226, eager players)."""
+    options = {"players": 3}
+    melds = ([], [], [JACKS_CANASTA if canasta else NINES])
+    state = fam({2: ["3C"]}, melds=melds, stock=["3D"], rest_to=0, turn={"seat": 2},
+                options=options)
+    answer = run(state, DRAW)
+    new = answer["state"]
+    assert new["bonus_cards"][2] == ["3D"] and new["stock"] == []
+    if canasta:
+        assert new["turn"]["phase"] == "play"
+        assert legal_list(new) == [{"type": "discard", "card": "3C", "seat": 2}]
+        out = after(new, discard("3C"))
+        assert (out["turn"]["went_out"], out["turn"]["stock_exhausted"]) == (2, False)
+        return
+    assert [e["type"] for e in answer["events"]] == ["drew", "red-threes", "stock-exhausted",
+                                                    "deal-over"]
+    assert (new["turn"]["phase"], new["turn"]["went_out"], new["turn"]["stock_exhausted"]) == (
+        "over", None, True)
+    assert hand_of(new, 2) == ["3C"] and legal_list(new) == []
+    assert score(new)["final"] is True
