@@ -6,7 +6,6 @@ matters because a playout makes several per action.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from typing import Final, NamedTuple
 
 from .cards import JOKER, REAL, Counts, is_black_three, is_red_three, is_wild
@@ -69,7 +68,10 @@ def meld_of(rank: int, cards: tuple[int, ...] | list[int]) -> Meld:
     """The meld of ``rank`` holding ``cards``, its cards sorted: twos (cards 0-3) first, jokers
     last."""
     ordered = tuple(sorted(cards))
-    wilds = bisect_left(ordered, 4) + ordered.count(JOKER)
+    wilds = 0
+    for card in ordered:  # compiled: a loop of int compares, not two calls through Python's
+        if card < 4 or card == JOKER:  # convention (bisect_left, tuple.count: 1.3k of 3.3k)
+            wilds += 1
     meld: Meld = new_tuple(Meld, (rank, ordered, len(ordered) - wilds, wilds))
     return meld
 

@@ -6,7 +6,6 @@ builds the immutable ``State`` of a valid one; ``state_to_data`` writes canonica
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Callable, Iterable
 from operator import itemgetter
 from typing import Any, Final
@@ -456,6 +455,8 @@ def _check_melds(rules: RuleSet, melds: list[Data], where: str, index: int, seen
                  add: Any, black_ok: bool) -> list[Meld]:
     """The melds of one side (``where/index``) or the pending ones (``where``), each checked;
     suit sequences keep rank REAL here."""
+    if not melds:  # most sides and most turns: no path written
+        return []
     base = _at(where, index)
     ranks: set[int] = set()
     laid: list[Meld] = []
@@ -480,10 +481,12 @@ def _naturals_match(meld: Meld) -> bool:
     naturals, then jokers)."""
     if not meld.naturals:
         return True
-    twos = bisect_left(meld.cards, 4)
+    cards = meld.cards
+    twos = 0
+    while cards[twos] < 4:  # a meld with naturals has a card above the twos
+        twos += 1
     rank = meld.rank
-    return (meld.cards[twos] >> 2 == rank
-            and meld.cards[twos + meld.naturals - 1] >> 2 == rank)
+    return cards[twos] >> 2 == rank and cards[twos + meld.naturals - 1] >> 2 == rank
 
 
 def _meld_problems(rules: RuleSet, meld: Meld, cards: tuple[int, ...], path: str,
