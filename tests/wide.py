@@ -154,6 +154,25 @@ class Player:
         raise ValueError(name)
 
 
+def read_back(state):
+    """A state (or a view) written as data, the data's problems, and the state read back."""
+    data = state_to_data(state)
+    problems = validate_data(data)
+    return data, problems, None if problems else state_from_data(data)
+
+
+def refused_or_listed(fail, step, state, classes, action, label):
+    """An action is either refused with a code or of a listed class (``fail`` reports)."""
+    try:
+        apply_action(state, action)
+    except IllegalAction as exc:
+        if not exc.refusal.code:
+            fail(step, "refusal-code", "refusal without code", state, action)
+        return
+    if action_class(resolved(action)) not in classes:
+        fail(step, label, f"applied an unlisted {action.kind}", state, action)
+
+
 def problem_key(problems):
     return "; ".join(sorted({f"{p.code}@{re.sub(r'/[0-9]+', '/N', p.path)}" for p in problems}))
 
@@ -218,21 +237,20 @@ def run_deal(ci, variant, options, strategy, seed, sample):
         except Exception as exc:  # noqa: BLE001
             fail(step, "cards", repr(exc), state)
         # --- validation and round trip
+        data = None
         try:
-            data = state_to_data(state)
-            problems = validate_data(data)
+            data, problems, back = read_back(state)
             if problems:
                 fail(step, "validate", problem_key(problems) + " " + repr(problems)[:600], state)
-            back = state_from_data(data)
-            if back != state:
+            elif back != state:
                 fail(step, "roundtrip", "state_from_data(state_to_data(s)) != s", state)
-            if state_to_data(back) != data:
+            elif state_to_data(back) != data:
                 fail(step, "roundtrip-data", "data of the read state differs", state)
         except Exception as exc:  # noqa: BLE001
             fail(step, "validate/roundtrip raised", repr(exc), state)
         # --- listing is pure and repeatable
         try:
-            before = state_to_data(state)
+            before = data if data is not None else state_to_data(state)
             again = list(legal_actions(state))
             if again != listed_list:
                 fail(step, "repeatable", "listing is not repeatable", state)
@@ -244,14 +262,12 @@ def run_deal(ci, variant, options, strategy, seed, sample):
         for seat in range(rules.players):
             try:
                 view = view_for(state, seat)
-                vdata = state_to_data(view)
-                vp = validate_data(vdata)
+                vdata, vp, vback = read_back(view)
                 stats["views"] += 1
                 if vp:
                     fail(step, "view-validate", f"seat-rel {(seat - state.turn.seat) % rules.players} "
                          + problem_key(vp) + " " + repr(vp)[:600], state)
-                vback = state_from_data(vdata)
-                if vback != view:
+                elif vback != view:
                     fail(step, "view-roundtrip", "view does not round-trip", state)
             except Exception as exc:  # noqa: BLE001
                 fail(step, "view raised", f"{type(exc).__name__}: {exc}", state)
@@ -303,35 +319,21 @@ def run_deal(ci, variant, options, strategy, seed, sample):
                 except Exception as exc:  # noqa: BLE001
                     fail(step, "result-validate raised", f"{type(exc).__name__}: {exc}", state, a)
         # --- unlisted probes refused
+        classes = {action_class(a) for a in listed_list}
+
         try:
-            classes = {action_class(a) for a in listed_list}
             for _ in range(3):
-                probe = random_action(state, rng)
-                try:
-                    apply_action(state, probe)
-                except IllegalAction as exc:
-                    if not exc.refusal.code:
-                        fail(step, "refusal-code", "refusal without code", state, probe)
-                    continue
-                if action_class(resolved(probe)) not in classes:
-                    fail(step, "unlisted-applied", f"applied an unlisted {probe.kind}", state, probe)
+                refused_or_listed(fail, step, state, classes, random_action(state, rng),
+                                  "unlisted-applied")
         except Exception as exc:  # noqa: BLE001
             fail(step, "probe raised", f"{type(exc).__name__}: {exc}", state)
         # --- exhaustive closure (optional): every candidate of every class
         if EXHAUSTIVE and step % EXHAUSTIVE == 0:
             try:
-                classes = {action_class(a) for a in listed_list}
                 for cand in every_candidate(state):
                     stats["candidates"] += 1
-                    try:
-                        apply_action(state, cand)
-                    except IllegalAction as exc:
-                        if not exc.refusal.code:
-                            fail(step, "refusal-code", "refusal without code", state, cand)
-                        continue
-                    if action_class(resolved(cand)) not in classes:
-                        fail(step, "unlisted-applied (exhaustive)",
-                             f"applied an unlisted {cand.kind}", state, cand)
+                    refused_or_listed(fail, step, state, classes, cand,
+                                      "unlisted-applied (exhaustive)")
             except Exception as exc:  # noqa: BLE001
                 fail(step, "exhaustive raised", f"{type(exc).__name__}: {exc}", state)
         # --- move
