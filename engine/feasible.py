@@ -496,3 +496,282 @@ def _modern_meld_out(rules: RuleSet, hand: Counts, melds: MeldInfo, canastas: in
                                                 or (waiver and waived)):
                 return True
     return False
+
+
+# ------------------------------------------------------- the initial meld, then out at once
+#
+# Pile cards taken before the initial meld stands are held back until it does (pagat "Taking
+# the Discard Pile": the top card counts toward the minimum, the cards under it do not). Going
+# out in that turn is two steps: first melds from the hand alone reach the minimum, then, the
+# held cards in the hand, everything is melded. Both steps draw on the same wild cards, so each
+# may be possible alone and not both (Canastra, found by the wide random run: five fives and two
+# eights to make a canastra while both jokers were needed for the minimum).
+
+#: most transitions one such question may take. Real hands take a few thousand; a hostile hand
+#: of most of the wild cards in the deck could take millions. Beyond it the answer is no: an
+#: action may be refused that a search would allow, never the other way (issue 17, CPU bounded).
+OPEN_AND_OUT_BUDGET = 200_000
+
+
+def open_and_meld_out(rules: RuleSet, hand: Counts, held: Counts, melds: MeldInfo, need: int,
+                      canastas: int, must_discard: bool, scope: Scope | None = None) -> bool:
+    """Can the side's initial meld be completed from ``hand`` alone (``need`` more points; a
+    pure meld and the canasta waiver where the variant has them) and then, the ``held`` pile
+    cards taken in, every card melded but at most one discard (exactly one if
+    ``must_discard``), the side ending with ``canastas`` canastas? One plan for both steps."""
+    full = tuple([a + b for a, b in zip(hand, held, strict=True)])
+    if not reaches_minimum(rules, hand, melds, 0, need, scope) or not can_meld_out(
+            rules, full, melds, canastas, must_discard, scope=scope):
+        return False  # each step alone is necessary: the cheap checks rule most hands out
+    budget = [OPEN_AND_OUT_BUDGET]
+    # no wild-card limit on a meld, and a meld to take extras: a coarse search first, which
+    # finds most plans at a fraction of the cost
+    unlimited = (not rules.modern and not rules.natural_majority and not rules.max_meld_size
+                 and rules.max_wilds >= full[TWO * 4] + full[TWO * 4 + 1] + full[TWO * 4 + 2]
+                 + full[TWO * 4 + 3] + full[JOKER] and any(r >= 2 for r in melds))
+    for coarse in ((True, False) if unlimited else (False,)):
+        if _sequences_then_out(rules, hand, held, melds, need, canastas, must_discard, scope,
+                               budget, coarse):
+            return True
+        if budget[0] <= 0:
+            return False
+    return False
+
+
+def _sequences_then_out(rules: RuleSet, hand: Counts, held: Counts, melds: MeldInfo, need: int,
+                        canastas: int, must_discard: bool, scope: Scope | None,
+                        budget: list[int], coarse: bool) -> bool:
+    """Suit sequences, where the variant has them: laid from the hand before the minimum stands,
+    or from any cards after it; a sequence laid after takes held cards first, leaving the hand
+    its cards for the minimum."""
+    if not rules.real_canasta_bonus:
+        return _open_and_out(rules, hand, held, melds, need, canastas, must_discard, scope,
+                             budget, coarse)
+    for left, laid, points in sequence_choices(rules, hand, melds):
+        for rest, laid2, _ in sequence_choices(rules, _plus(left, held), laid):
+            used = [a + b - c for a, b, c in zip(left, held, rest, strict=True)]
+            from_held = [min(u, h) for u, h in zip(used, held, strict=True)]
+            hand2 = tuple([a - (u - f) for a, u, f in zip(left, used, from_held, strict=True)])
+            held2 = tuple([h - f for h, f in zip(held, from_held, strict=True)])
+            if _open_and_out(rules, hand2, held2, laid2, need - points, canastas, must_discard,
+                             scope, budget, coarse):
+                return True
+            if budget[0] <= 0:
+                return False
+    return False
+
+
+def _plus(a: Counts, b: Counts) -> Counts:
+    return tuple([x + y for x, y in zip(a, b, strict=True)])
+
+
+def _discards(rules: RuleSet, full: list[int], jokers: int, melds: MeldInfo,
+              must_discard: bool) -> list[int | None]:
+    """The final discards worth trying, as rank indices (13: a wild card), as in
+    ``_can_meld_out``: a single natural with no meld of its rank, or black threes that cannot
+    be melded, must go; otherwise any card, or none where going out needs no discard."""
+    singles = [r for r in range(2, 13) if full[r] == 1 and r not in melds]
+    forced: list[int | None] = list(singles)
+    if full[THREE]:
+        blacks = full[THREE] + melds.get(THREE, (0, 0))[0]
+        if not rules.black_three_meld or not 3 <= blacks <= 4:
+            if full[THREE] > 1 and not rules.black_three_meld:
+                return []
+            forced.append(THREE)
+    if len(forced) > 1:
+        return []
+    if forced:
+        return forced
+    no_discard = not must_discard or (full[THREE] > 0 and rules.black_three_meld)
+    out: list[int | None] = [None] if no_discard else []
+    out += [r for r in range(13) if r != TWO and full[r]]
+    if full[TWO] + jokers:
+        out.append(13)
+    return out
+
+
+def _open_and_out(rules: RuleSet, hand: Counts, held: Counts, melds: MeldInfo, need: int,
+                  canastas: int, must_discard: bool, scope: Scope | None,
+                  budget: list[int], coarse: bool) -> bool:
+    nat_h = naturals_by_rank(hand)
+    nat_p = naturals_by_rank(held)
+    full = [a + b for a, b in zip(nat_h, nat_p, strict=True)]
+    for d in _discards(rules, full, hand[JOKER] + held[JOKER], melds, must_discard):
+        h, p = list(nat_h), list(nat_p)
+        jh, jp = hand[JOKER], held[JOKER]
+        # the discard comes from the held cards where it can: the hand keeps its cards for the
+        # minimum; a wild card from the hand is a two before a joker (a joker counts more)
+        if d == 13:
+            if p[TWO]:
+                p[TWO] -= 1
+            elif jp:
+                jp -= 1
+            elif h[TWO]:
+                h[TWO] -= 1
+            else:
+                jh -= 1
+        elif d is not None:
+            if p[d]:
+                p[d] -= 1
+            else:
+                h[d] -= 1
+        if _one_plan(rules, h, jh, p, jp, melds, need, canastas, scope, budget, coarse):
+            return True
+        if budget[0] <= 0:
+            return False
+    return False
+
+
+# (hand wild cards on natural ranks in the first step, least wild cards the natural ranks take
+# at the end, canastas up to the number needed, has a pure meld, has a canasta from the hand)
+# -> most points melded from the hand in the first step, counted up to the points needed
+Steps = dict[tuple[int, int, int, int, int], int]
+
+
+def _wild_points(rules: RuleSet, jokers: int, count: int) -> list[int]:
+    """Points of the first 0..``count`` wild cards melded from a hand with ``jokers`` jokers:
+    the jokers first (they count more)."""
+    joker, two = rules.card_values[JOKER], rules.card_values[TWO * 4 + 1]
+    return [min(jokers, a) * joker + max(0, a - jokers) * two for a in range(count + 1)]
+
+
+def _keep_best(states: Steps) -> Steps:
+    """Drop the plans another plan beats with fewer of the hand's wild cards and at least as
+    many points: the points of more wild cards only fall (jokers first), so it stays ahead."""
+    best: dict[tuple[int, int, int, int], int] = {}
+    out: Steps = {}
+    for key in sorted(states):
+        a, low, can, pure, waived = key
+        rest = (low, can, pure, waived)
+        value = states[key]
+        if best.get(rest, -1) < value:
+            best[rest] = value
+            out[key] = value
+    return out
+
+
+def _one_plan(rules: RuleSet, h: list[int], jh: int, p: list[int], jp: int, melds: MeldInfo,
+              need: int, canastas: int, scope: Scope | None, budget: list[int],
+              coarse: bool) -> bool:
+    """With the discard taken out: a dynamic programme over the ranks. Each rank's final meld
+    holds all its naturals and between a least and a most number of wild cards; its first-step
+    meld holds the hand's naturals of the rank and some of the hand's wild cards, never more
+    than the final meld holds. The wild cards left over at the end go to a wild-card meld where
+    the variant has one. ``coarse`` (melds of no wild-card limit): a first-step meld takes the
+    fewest wild cards or as many as its final meld needs anyway, and more only as extras
+    counted at the end -- fewer plans, each of them real."""
+    goal = rules.canasta_size
+    values = rank_values(rules)
+    modern = rules.modern
+    opening = scope.opening if scope is not None else True
+    pile_rank = scope.pile_rank if scope is not None else None
+    closed = scope.closed if scope is not None else frozenset()
+    hand_wilds = h[TWO] + jh
+    wilds = hand_wilds + p[TWO] + jp
+    have = sum(1 for r in melds if r <= REAL)  # suit sequences of seven are canastas
+    worth = _wild_points(rules, jh, hand_wilds)
+    enough = max(0, need)
+    # a plan with fewer of the hand's wild cards may block an incomplete wild-card meld less
+    prune = not (rules.wild_meld == "grow" and rules.wild_meld_blocks)
+    states: Steps = {(0, 0, 0, 0, 0): 0}
+    most = 0  # most wild cards the natural ranks can take at the end
+    for r in range(2, 13):
+        n = h[r] + p[r]
+        existing = melds.get(r)
+        if existing is None and not n:
+            continue
+        n0, w0 = existing if existing is not None else (0, 0)
+        shut = r in closed
+        if n and shut:
+            return False
+        if rules.max_meld_size and n0 + w0 + n > rules.max_meld_size:
+            return False
+        if existing is None and n < max(2, rules.min_naturals):
+            return False
+        cap = 0 if shut else wild_room(rules, r, n0 + n, w0, opening)
+        low = 0 if existing is not None else max(0, 3 - n)
+        if low > cap:
+            return False
+        most += cap
+        short = max(0, goal - (n0 + w0 + n))  # wild cards that make it a canasta
+        finals = [1] if short == 0 else ([0, 1] if short <= cap else [0])
+        k = h[r]
+        # the first step's meld of this rank: (wilds, points, pure, canasta from the hand)
+        firsts: list[tuple[int, int, int, int]] = [(0, 0, 0, 0)] if existing is None else []
+        room = 0
+        if existing is not None or (k >= max(2, rules.min_naturals) and not shut):
+            room = 0 if shut else min(cap, wild_room(rules, r, n0 + k, w0, opening))
+            for w in range(max(0, 3 - k) if existing is None else 0, room + 1):
+                size = n0 + w0 + k + w
+                firsts.append((w, k * values[r], int(modern and w0 + w == 0 and n0 + k >= 3),
+                               int(modern and size >= goal and r != pile_rank)))
+        nxt: Steps = {}
+        for c in finals:
+            floor = max(low, short * c)
+            tried = firsts
+            opts = firsts if existing is not None else firsts[1:]
+            if coarse and len(opts) > 2:
+                # the fewest wild cards, or as many as the final meld takes anyway; more are
+                # extras, counted at the end
+                free = max(opts[0][0], min(floor, room))
+                tried = [f for f in firsts if f is not opts[0] and f[0] == free]
+                tried += firsts[:2] if existing is None else firsts[:1]
+            budget[0] -= len(states) * len(tried)
+            for (a, low_sum, can, pure, waived), pts in states.items():
+                for w, gain, pu, wv in tried:
+                    a2 = a + w
+                    low2 = low_sum + max(floor, w)
+                    if a2 > hand_wilds or low2 > wilds:
+                        continue
+                    key = (a2, low2, min(canastas, can + c), pure | pu, waived | wv)
+                    value = min(enough, pts + gain + worth[a2] - worth[a])
+                    if nxt.get(key, -1) < value:
+                        nxt[key] = value
+        if budget[0] <= 0:
+            return False
+        states = _keep_best(nxt) if prune else nxt
+        if not states:
+            return False
+    return _wild_meld_ends(rules, states, melds, need, canastas - have, worth, wilds, most, coarse)
+
+
+def _wild_meld_ends(rules: RuleSet, states: Steps, melds: MeldInfo, need: int, canastas: int,
+                    worth: list[int], wilds: int, most: int, coarse: bool) -> bool:
+    """The end of the programme: the wild cards the natural ranks do not take go to a wild-card
+    meld (pagat "Wild Card Melds"; Modern American, melds), ``x1`` of the hand's in the first
+    step and ``x`` in all; does some plan meet the minimum and the canastas? ``coarse``: the
+    hand's wild cards the first step may still add, each to a meld of no wild-card limit."""
+    goal = rules.canasta_size
+    modern = rules.modern
+    wild = melds.get(WILD_RANK)
+    s0 = wild[1] if wild is not None else 0
+    hand_wilds = len(worth) - 1
+    ends: list[tuple[int, int]] = [(0, 0)]  # (x1, x)
+    if rules.wild_meld == "complete" and wild is None:
+        ends += [(0, goal), (goal, goal)]
+    elif rules.wild_meld == "grow":
+        starts = range(goal - s0 + 1) if wild is not None else [0, *range(3, goal + 1)]
+        ends = [(x1, x) for x in starts for x1 in starts if x1 <= x]
+    for (a, low, can, pure, waived), pts in states.items():
+        for x1, x in ends:
+            placed = wilds - x  # wild cards on the natural ranks at the end
+            if a + x1 > hand_wilds or not low <= placed <= most:
+                continue
+            started = wild is not None or x1 > 0
+            if rules.wild_meld_blocks and started and s0 + x1 < goal and (
+                    (wild is not None and a > 0) or (placed > a and s0 + x < goal)):
+                continue  # an incomplete wild-card meld takes the wild cards first
+            size1, size = s0 + x1, s0 + x
+            extra = max(0, min(hand_wilds - a - x1, placed - low)) if coarse else 0
+            points = pts + worth[a + x1 + extra] - worth[a]
+            canasta = int((wild is not None or x > 0) and size >= goal)
+            if can + canasta < canastas:
+                continue
+            if modern:
+                if rules.initial_needs_clean and not (pure or (started and size1 >= 3)):
+                    continue
+                if rules.canasta_waives_minimum and (waived or (started and size1 >= goal)):
+                    return True
+            if points >= need:
+                return True
+    return False

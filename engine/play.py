@@ -20,6 +20,7 @@ from .cards import (
     Counts,
     card_code,
     cards_of,
+    counts_of,
     is_black_three,
     is_natural,
     is_real_sequence,
@@ -331,9 +332,9 @@ def _finish_refusal(ctx: Ctx, hand: Counts | None, size: int, melds: dict[int, M
             return None
     if ctx.go_ok:
         if held:
-            if held_cards is not None and feasible.reaches_minimum(
-                    rules, hand, info, 0, ctx.minimum - points, scope) and feasible.can_meld_out(
-                    rules, _add(hand, held_cards), info, ctx.need, must_discard, scope=scope):
+            if held_cards is not None and feasible.open_and_meld_out(
+                    rules, hand, counts_of(held_cards), info, ctx.minimum - points, ctx.need,
+                    must_discard, scope):
                 return None
         elif feasible.can_meld_out(rules, hand, info, ctx.need, must_discard,
                                    minimum=ctx.minimum if took_pile or not
@@ -709,10 +710,9 @@ def _could_go_out(ctx: Ctx) -> bool:
         if turn.held is None:
             raise NeedsHiddenInfo({"en": "the pile cards held for the initial meld",
                                    "de": "die für die Erstmeldung gehaltenen Karten des Ablagestapels"})
-        return (feasible.reaches_minimum(rules, hand, ctx.info, 0, ctx.minimum - ctx.pending_points,
-                                         ctx.scope)
-                and feasible.can_meld_out(rules, _add(hand, turn.held), ctx.info, ctx.need,
-                                          must_discard, scope=ctx.scope))
+        return feasible.open_and_meld_out(rules, hand, counts_of(turn.held), ctx.info,
+                                          ctx.minimum - ctx.pending_points, ctx.need,
+                                          must_discard, ctx.scope)
     minimum = ctx.minimum if turn.took_pile or not rules.concealed_waives_minimum else 0
     return feasible.can_meld_out(rules, hand, ctx.info, ctx.need, must_discard, minimum,
                                  ctx.pending_points, ctx.nat, ctx.scope)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from canasta_referee.engine import State, state_from_data
+from canasta_referee.engine import State, apply_action, legal_actions, state_from_data
 from tests.builders import K3, NINES, PLAY, Data, table
 
 SUITS = "SHDC"
@@ -70,3 +70,38 @@ def canastra_real_states(count: int, seed: int = 16) -> list[State]:
             out.append(state)
     return out
 
+
+
+def held_pile_states(variant: str, options: Data | None, count: int, seed: int = 19) -> list[State]:
+    """Play-phase states just after an unmelded side took the pile short of its minimum, so the
+    cards under the top are held until the minimum stands (pagat "Taking the Discard Pile"):
+    small hands of one or two ranks, wild cards, maybe black threes or an odd card, one to five
+    cards under the top. The session-19 bug lived here: going out needs the minimum from the
+    hand alone first, and both steps draw on the same wild cards."""
+    rng = random.Random(seed)
+    wilds = ["2S", "2H", "2D", "2C", "JK", "JK", "JK"]
+    out: list[State] = []
+    for _ in range(count * 50):  # a variant whose pile waits for the initial meld has none
+        if len(out) >= count:
+            break
+        top, second = rng.sample(PLAIN, 2)
+        hand = _cards(top, rng.choice([2, 2, 3]), 1)
+        hand += _cards(second, rng.choice([0, 2, 3, 4, 5]), rng.randrange(4))
+        hand += rng.sample(wilds, rng.choice([0, 1, 2, 2, 3]))
+        hand += rng.choice([[], [], [], ["3S"], [rng.choice(PLAIN) + "D"]])
+        under = rng.sample([c + s for c in (top, second, rng.choice(PLAIN)) for s in SUITS]
+                           + wilds, rng.randint(1, 5))
+        try:
+            data = table({0: hand}, variant=variant, options=options, discard=[*under, top + "S"],
+                         scores=(rng.choice([-100, 0, 1500, 3000]), 0))
+        except AssertionError:  # more copies than the deck has, or not a valid state
+            continue
+        state = state_from_data(data)
+        for action in legal_actions(state):
+            if action.kind != "take-pile":
+                continue
+            after, _ = apply_action(state, action)
+            if after.turn.held_size and sum(after.hands[0] or ()) <= 9:
+                out.append(after)
+                break
+    return out

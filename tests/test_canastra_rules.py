@@ -1177,3 +1177,23 @@ def test_ask_with_pending_melds_after_taking_the_pile() -> None:
     no = after(waiting, answer(False), lay(*SEVEN_FIVES), discard("9C"))
     assert (no["turn"]["seat"], no["turn"]["phase"]) == (1, "draw")
     assert hand_of(no, 0) == ["KD", "KH", "KS"]
+
+
+def test_no_ask_after_taking_the_pile_when_the_minimum_and_going_out_need_the_same_jokers() -> None:
+    """seed 003 'Ausgehen' 4 (a yes binds) and 'Erstes Auslegen' (the pile's other cards join
+    the hand once the initial meld stands); VARIANTS.md canastra ('provided he could still go out
+    this turn'). Found by the wide random run (seed 7041, freeze wild-or-black-three): with the
+    pile taken on three fours (15 of 120), the minimum from the hand alone needs both jokers on
+    the sevens; going out then needs a canastra of the held fives (two wild cards short) and the
+    eights (one short) with only the held joker left. Each step alone is possible, both are not:
+    asking was listed and a yes left no legal action."""
+    held = ["5D", "TS", "TH", "5S", "AS", "9D", "QH", "5H", "7D", "JK", "9C", "5C", "QS", "8C",
+            "TH", "AH", "6C", "9C", "6C"]
+    turn = {"phase": "play", "took_pile": True, "started": ["4"], "held": held,
+            "pending": [{"rank": "4", "cards": ["4S", "4D", "4C"]}]}
+    state = cst({0: ["5H", "6S", "7H", "7C", "8H", "QS", "AD", "JK", "JK"]}, turn=turn,
+                scores=(3000, -200), options={"freeze": "wild-or-black-three"})
+    assert refused(state, ASK) == (0, "ASK_NOT_ALLOWED")
+    assert "ask" not in [a["type"] for a in legal_list(state)]
+    # the minimum alone is still open (135 of 120): both jokers on the sevens
+    assert_legal(state, lay("7H", "7C", "JK", "JK"))

@@ -28,7 +28,7 @@ from canasta_referee.engine import (
 from canasta_referee.engine.cards import THREE
 from canasta_referee.engine.state import State, action_class
 from tests.builders import JACKS_CANASTA, NINES, PLAY, Data, table
-from tests.hands import canastra_real_states, german_black_three_states
+from tests.hands import canastra_real_states, german_black_three_states, held_pile_states
 from tests.playout import playout
 
 
@@ -190,3 +190,47 @@ def test_constructed_hands_list_exactly_the_finishable_actions(kind: str) -> Non
         listed = {action_class(a._replace(seat=None)) for a in legal_actions(state)
                   if a.kind not in ("ask", "answer")}
         assert listed == oracle(state), state
+
+
+HELD_CONFIGS = [("classic", {}), ("classic", {"natural_majority": True}),
+                ("classic", {"wild_canasta": 2000}), ("german", {}), ("german", {"joker_canasta": 1000}),
+                ("canastra", {}), ("canastra", {"canastra_real": True}), ("modern-american", {})]
+
+
+def _answered(state: State, answer: str = "yes") -> State:
+    """The same state after the partner's answer, which binds (VARIANTS.md canastra, Going out:
+    the question may come after taking the pile)."""
+    turn = state.turn._replace(asked=answer, asked_this_deal=(state.turn.seat,))
+    return state._replace(turn=turn)
+
+
+@pytest.mark.parametrize(("variant", "options"), HELD_CONFIGS,
+                         ids=[f"{v}-{o}" for v, o in HELD_CONFIGS])
+def test_held_pile_turns_list_exactly_the_finishable_actions(variant: str, options: dict[str, Any]) -> None:
+    """Pile cards held until the initial meld stands: every listed action leaves a finishable
+    turn and every finishable one is listed, with and without a binding yes (found by the wide
+    random run, canastra seed 7041: the minimum and going out were each possible, not both)."""
+    states = held_pile_states(variant, options, 40)
+    assert len(states) == 40
+    for state in states:
+        for s in (state, _answered(state)):
+            listed = {action_class(a._replace(seat=None)) for a in legal_actions(s)
+                      if a.kind not in ("ask", "answer")}
+            assert listed == oracle(s), s
+
+
+@pytest.mark.parametrize("options", [{}, {"canastra_real": True}], ids=["plain", "real"])
+def test_may_i_go_out_after_taking_the_pile_only_when_a_yes_can_be_kept(
+        options: dict[str, Any]) -> None:
+    """Canastra: 'may I go out?' may be asked after taking the pile, 'provided he could still go
+    out this turn (a yes binds)' (VARIANTS.md canastra, Going out; seed 003 'Ausgehen'), and
+    while a no would still leave a turn to finish. Asked exactly when a search finds a way out
+    after a yes and a discard that keeps a card after a no."""
+    asked = 0
+    for state in held_pile_states("canastra", options, 100, seed=23):
+        may_ask = any(a.kind == "ask" for a in legal_actions(state))
+        with searching():
+            both = finishable(_answered(state, "yes"), {}) and finishable(_answered(state, "no"), {})
+        assert may_ask == both, state
+        asked += may_ask
+    assert asked  # the sample holds turns where asking is allowed
