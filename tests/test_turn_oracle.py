@@ -234,3 +234,19 @@ def test_may_i_go_out_after_taking_the_pile_only_when_a_yes_can_be_kept(
         assert may_ask == both, state
         asked += may_ask
     assert asked  # the sample holds turns where asking is allowed
+
+
+def test_held_pile_check_out_of_steps_refuses_and_never_strands(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bounded work (hostile hands of dozens of wild cards): when the one-plan check runs out of
+    steps it answers no, so a listing may miss a move but never offers one that strands the
+    player (docs/variants/classic.md, Interpretations)."""
+    monkeypatch.setattr(play.feasible, "OPEN_AND_OUT_BUDGET", 1)
+    missed = 0
+    for state in held_pile_states("canastra", {}, 40, seed=29):
+        bound = _answered(state)
+        listed = {action_class(a._replace(seat=None)) for a in legal_actions(bound)
+                  if a.kind not in ("ask", "answer")}
+        finishable_ones = oracle(bound)
+        assert listed <= finishable_ones, bound
+        missed += len(finishable_ones - listed)
+    assert missed  # out of steps, some finishable moves went unlisted
