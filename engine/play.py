@@ -820,7 +820,9 @@ def build(ctx: Ctx, plan: Plan) -> tuple[State, list[Event]]:
     assert plan.meld is not None and plan.rank is not None and plan.hand is not None
     rank = plan.rank
     earlier = rank in ctx.melds and rank not in turn.started  # a meld from before this turn
-    started = turn.started if rank in ctx.melds else (*turn.started, rank)
+    # a suit sequence is started as "real", whichever number the side's melds give it (the
+    # wire format names none)
+    started = turn.started if rank in ctx.melds else (*turn.started, REAL if rank <= REAL else rank)
     if kind == "take-pile":
         return _build_take(ctx, plan, started, events)
     # meld

@@ -4,7 +4,15 @@ Varianten: Canastra Real'; VARIANTS.md canastra, options)."""
 
 from __future__ import annotations
 
-from canasta_referee.engine import api, legal_actions, state_from_data, state_to_data
+from canasta_referee.engine import (
+    action_from_data,
+    api,
+    apply_action,
+    legal_actions,
+    state_from_data,
+    state_to_data,
+)
+from canasta_referee.engine.cards import REAL
 from tests.builders import (
     NINES,
     PLAY,
@@ -85,6 +93,18 @@ def test_two_sequences_round_trip_and_stay_apart() -> None:
     assert {frozenset(m["cards"]) for m in reals} == {frozenset(HEARTS), frozenset(SPADES_LOW)}
     assert state_to_data(state_from_data(new)) == new
     assert breakdown(new, 0)["canasta_bonus"] == 1000
+
+
+def test_two_sequences_laid_in_one_turn_read_back_as_the_engine_holds_them() -> None:
+    """The turn's record of started melds names every sequence "real" (wire format, turn); the
+    engine held the second one under its own number, so the state it made and the same state
+    written and read back differed (found by the wide random run, seed 11005)."""
+    s = state_from_data(cst({0: HEARTS + SPADES_LOW + ["5C", "6D"]}, melds=([NINES], []),
+                            turn=PLAY))
+    for cards in (HEARTS, SPADES_LOW):
+        s, _ = apply_action(s, action_from_data(real(*cards)))
+    assert len([m for m in s.melds[0] if m.rank <= REAL]) == 2
+    assert state_from_data(state_to_data(s)) == s
 
 
 def test_listing_is_exactly_what_apply_accepts() -> None:
