@@ -191,7 +191,12 @@ class RuleSet:
         return seat % self.sides
 
     def seats_of(self, side: int) -> tuple[int, ...]:
-        return tuple(range(side, self.players, self.sides))
+        seats: list[int] = []
+        seat = side
+        while seat < self.players:  # compiled: a C loop, where ``tuple(range(...))`` is a call
+            seats.append(seat)
+            seat += self.sides
+        return tuple(seats)
 
     def partners(self, seat: int) -> tuple[int, ...]:
         return self._partners[seat]

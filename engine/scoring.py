@@ -305,7 +305,8 @@ def side_tally(state: State, side: int) -> SideTally:
             if state.hand_sizes[seat]:
                 raise ScoringNeedsHiddenInfo(hand_of(seat))
             continue
-        for card, n in enumerate(hand):
+        for card in range(len(hand)):  # compiled: a C loop, where ``enumerate`` is generic
+            n = hand[card]
             if n:
                 if is_red_three(card) and not rules.all_threes_bonus:
                     reds_in_hand += n
