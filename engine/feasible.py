@@ -500,8 +500,8 @@ def _modern_meld_out(rules: RuleSet, hand: Counts, melds: MeldInfo, canastas: in
 
 # ------------------------------------------------------- the initial meld, then out at once
 #
-# Pile cards taken before the initial meld stands are held back until it does (pagat "Taking
-# the Discard Pile": the top card counts toward the minimum, the cards under it do not). Going
+# Pile cards taken before the initial meld stands are held back until it does (pagat "Initial
+# Meld Requirement": the top card counts toward the minimum, the cards under it do not). Going
 # out in that turn is two steps: first melds from the hand alone reach the minimum, then, the
 # held cards in the hand, everything is melded. Both steps draw on the same wild cards, so each
 # may be possible alone and not both (Canastra, found by the wide random run: five fives and two
@@ -519,7 +519,7 @@ def open_and_meld_out(rules: RuleSet, hand: Counts, held: Counts, melds: MeldInf
     pure meld and the canasta waiver where the variant has them) and then, the ``held`` pile
     cards taken in, every card melded but at most one discard (exactly one if
     ``must_discard``), the side ending with ``canastas`` canastas? One plan for both steps."""
-    full = tuple([a + b for a, b in zip(hand, held, strict=True)])
+    full = _plus(hand, held)
     if not reaches_minimum(rules, hand, melds, 0, need, scope) or not can_meld_out(
             rules, full, melds, canastas, must_discard, scope=scope):
         return False  # each step alone is necessary: the cheap checks rule most hands out
