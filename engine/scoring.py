@@ -42,7 +42,7 @@ class DealScore(NamedTuple):
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "sides": [{"side": s.side, "seats": list(s.seats), "total": s.total,
+            "sides": [{"side": s.side, "seats": list(s.seats), "total": s.breakdown["total"],
                        "breakdown": dict(s.breakdown)} for s in self.sides],
             "scores": list(self.scores),
             "game_over": self.game_over,
@@ -356,7 +356,9 @@ def tally_of(state: State) -> Tally:
 
 def side_breakdown(rules: RuleSet, t: SideTally, stock_exhausted: bool) -> dict[str, int]:
     """A side's deal score from its tally: the breakdown of ``POST /v1/score``."""
-    canastas = t.canasta_count
+    canastas = 0
+    for n in t.canastas.values():  # not ``t.canasta_count``: a named tuple's property runs as
+        canastas += n  # Python code, even in the compiled engine
     melded = t.melded_points
     if rules.melded_negative_without_canasta and not canastas:
         melded = -melded  # Modern American: melded cards count against a side without one
@@ -390,7 +392,7 @@ def deal_result(rules: RuleSet, before: tuple[int, ...], sides: tuple[SideScore,
     """The game after a deal: the new totals (canastra "sujo": a deal that would overshoot the
     target does not count), game over and the winner (the highest total at or above the
     target; an exact tie at the top means another deal), the next initial-meld minimums."""
-    totals = tuple(before[s.side] + s.total for s in sides)
+    totals = tuple([before[s.side] + s.breakdown["total"] for s in sides])
     if rules.sujo:
         totals = tuple(t if t <= rules.target else before[i] for i, t in enumerate(totals))
     best = max(totals)
