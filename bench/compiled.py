@@ -73,13 +73,15 @@ def build(dest: Path = ROOT / "build" / "compiled") -> Path:
 
 #: the file in a built folder that names the sources it was built from (``sources_digest``)
 STAMP = "SOURCES.sha256"
+#: the native module's C: the writer of legal-action lists and the reader of canonical requests
+NATIVE_SOURCES = ("schema/_text.c", "schema/_read.c")
 
 
 def sources_digest(root: Path = ROOT) -> str:
     """SHA-256 of what a build compiles: the engine's Python files, the native writer's C and
     the list of hot modules (pyproject.toml)."""
     digest = hashlib.sha256()
-    files = sorted([*(root / "engine").rglob("*.py"), root / "schema" / "_text.c",
+    files = sorted([*(root / "engine").rglob("*.py"), *(root / f for f in NATIVE_SOURCES),
                     root / "pyproject.toml"])
     for path in files:
         digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
@@ -92,8 +94,8 @@ def build_native(folder: Path) -> Path:
     from setuptools import Distribution, Extension
     from setuptools.command.build_ext import build_ext
 
-    source = str(ROOT / "schema" / "_text.c")
-    command = build_ext(Distribution({"ext_modules": [Extension("_text", [source])]}))
+    sources = [str(ROOT / f) for f in NATIVE_SOURCES]
+    command = build_ext(Distribution({"ext_modules": [Extension("_text", sources)]}))
     with tempfile.TemporaryDirectory() as tmp:
         command.build_lib, command.build_temp = str(folder), tmp
         command.ensure_finalized()
@@ -113,18 +115,21 @@ def ensure_built(dest: Path = ROOT / "build" / "compiled") -> Path:
 
 
 def check() -> int:
-    """Print which engine and which writer of legal-action lists this interpreter runs, and
-    from where; 0 if they are the compiled engine and the native writer."""
+    """Print which engine, which writer of legal-action lists and which reader of canonical
+    requests this interpreter runs, and from where; 0 if they are the compiled engine and the
+    native writer and reader."""
     which = engine_build()
     engine = importlib.import_module("canasta_referee.engine")
     print(f"engine: {which} ({Path(engine.__file__ or '').parent})")
     writer = importlib.import_module("canasta_referee.schema.text").WRITER
+    reader = importlib.import_module("canasta_referee.schema.canonical").READER
     print(f"writer: {writer}")
+    print(f"reader: {reader}")
     if which == "mixed":
         for name in HOT:
             module = importlib.import_module(f"canasta_referee.engine.{name}")
             print(f"  engine.{name}: {module.__file__}")
-    return 0 if which == "compiled" and writer == "native" else 1
+    return 0 if which == "compiled" and writer == "native" and reader == "native" else 1
 
 
 if __name__ == "__main__":

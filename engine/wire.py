@@ -60,6 +60,11 @@ _COMPILED: Final = not str(globals().get("__file__", "")).endswith(".py")
 
 
 def _cards(value: Any) -> tuple[int, ...]:
+    """Card codes as card numbers; a tuple of numbers is taken as it is (schema/_read.c reads
+    canonical requests so)."""
+    if type(value) is tuple and (not value or type(value[0]) is int):
+        numbers: tuple[int, ...] = value
+        return numbers
     # keys Any: a key of another type is a KeyError here; values Any: compiled, the numbers
     # go from the table into the tuple as they are, not unboxed and boxed again
     table: dict[Any, Any] = _CODE_TO_CARD
@@ -168,7 +173,7 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
     turn: Data = data.get("turn") or {}
     hands: list[Any] = data.get("hands") or []
     melds_data: list[list[Data]] = data.get("melds") or []
-    bonus_data: list[list[str]] = data.get("bonus_cards") or []
+    bonus_data: list[Any] = data.get("bonus_cards") or []  # lists of codes or tuples of numbers
     scores: list[int] = data.get("scores") or []
     for key, got, expected in (("hands", len(hands), n), ("scores", len(scores), k),
                                ("melds", len(melds_data), k), ("bonus_cards", len(bonus_data), k)):

@@ -329,10 +329,18 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_text", "Legal-action lists as JSON text (see schema/text.py).", -1,
+    PyModuleDef_HEAD_INIT, "_text", "Legal-action lists written as JSON text (schema/text.py), canonical "
+    "requests read from it (schema/canonical.py).", -1,
     methods, NULL, NULL, NULL, NULL,
 };
 
+/* schema/_read.c: the reader of canonical requests */
+extern PyMethodDef read_methods[];
+int read_init(void);
+
 PyMODINIT_FUNC PyInit__text(void) {
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && (read_init() < 0 || PyModule_AddFunctions(m, read_methods) < 0))
+        Py_CLEAR(m);
+    return m;
 }

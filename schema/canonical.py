@@ -11,13 +11,30 @@ exactly their dump, so the engine and the cache key cannot tell which way a requ
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 from msgspec.structs import asdict
 
+from canasta_referee.engine.cards import card_code, parse_card
+
 from . import models
+
+Reader = Callable[[bytes, int], "dict[str, Any] | None"]
+
+_native: Reader | None
+try:
+    from canasta_referee.schema import _text
+except ImportError:  # an editable install, a pure-Python wheel, no C compiler
+    _native = None
+else:
+    _text.set_cards({code: parse_card(code) for code in models.CANONICAL_CARDS})
+    _native = _text.read_request
+
+#: "native" when the native reader of canonical requests is installed, else "msgspec"
+READER = "msgspec" if _native is None else "native"
 
 Card = Literal[models.CANONICAL_CARDS]  # type: ignore[valid-type]
 Rank = Literal[(*models.MELD_RANKS, "wild", "real")]  # type: ignore[valid-type]
@@ -185,6 +202,36 @@ def request(op: str, body: bytes | str | None) -> dict[str, Any] | None:
         audit: dict[str, Any] = msgspec.to_builtins(decoded)
         return audit
     return _plain(decoded)
+
+
+#: the requests schema/_read.c reads: a state alone (0), with actions (1), with a seat (2)
+_NATIVE_KINDS = {"validate": 0, "legal-actions": 0, "score": 0, "check": 1, "apply": 1,
+                 "view": 2}
+
+
+def engine_request(op: str, body: bytes | str | None,
+                   native: Reader | None = _native) -> dict[str, Any] | None:
+    """``request(op, body)`` for the engine: read by ``native`` (schema/_read.c), where it is
+    installed and takes the body, with each list of cards a tuple of the engine's card numbers
+    (``with_codes`` turns them back into codes); else ``request``'s data."""
+    kind = _NATIVE_KINDS.get(op)
+    if native is not None and kind is not None and type(body) is bytes:
+        data = native(body, kind)
+        if data is not None:
+            return data
+    return request(op, body)
+
+
+def with_codes(value: Any) -> Any:
+    """Request data with every tuple of card numbers (from ``engine_request``) written as the
+    list of their codes, as ``request`` gives it; other values as they are."""
+    if type(value) is tuple:
+        return [card_code(c) for c in value]
+    if type(value) is dict:
+        return {k: with_codes(v) for k, v in value.items()}
+    if type(value) is list:
+        return [with_codes(v) for v in value]
+    return value
 
 
 def _plain(request: StateRequest | ActionsRequest | ViewRequest) -> dict[str, Any]:

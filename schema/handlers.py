@@ -136,8 +136,9 @@ def request_data(op: str, body: bytes | str | None, lang: str = "en",
     A body already in canonical form is taken as decoded (``schema.canonical``); any other goes
     through the pydantic model, whose dump is its canonical form. Either way every key comes in
     the models' field order and every default is filled in; a state's options stay in the
-    sender's order (``canonical_bytes`` sorts them)."""
-    data = canonical.request(op, body)
+    sender's order (``canonical_bytes`` sorts them). Read by the native reader, each list of
+    cards comes as a tuple of the engine's card numbers (``canonical.engine_request``)."""
+    data = canonical.engine_request(op, body)
     if data is None:
         request = parse(op, body, lang, limits)
         if isinstance(request, tuple):
@@ -150,6 +151,7 @@ def canonical_bytes(data: dict[str, Any]) -> bytes:
     """A request from ``request_data`` as canonical JSON: its keys as they come, a state's
     options sorted by name (the one map whose order is the sender's). Equal requests, however
     written, give equal bytes: the Redis key hashes them. ``data`` is not changed."""
+    data = canonical.with_codes(data)
     state = data.get("state")
     if state is not None and len(state["options"]) > 1:
         data = {**data, "state": {**state, "options": dict(sorted(state["options"].items()))}}

@@ -249,8 +249,9 @@ def _operations() -> dict[str, Any]:
             "build": {"type": "string", "enum": ["compiled", "python"], "description":
                       "compiled: the mypyc build that `pip install .` makes; python: sources."},
             "writer": {"type": "string", "enum": ["native", "python"], "description":
-                       "What writes legal-action lists: native, the C writer that `pip install "
-                       ".` builds; python, the engine's (the same text, slower)."}}},
+                       "What writes legal-action lists and reads canonical requests: native, "
+                       "the C module that `pip install .` builds; python, the engine's writer "
+                       "and msgspec (the same answers, slower)."}}},
         "cache": {"type": "object", "description": (
             "`local`: the in-process tier's entries and bytes and their bounds (CACHE_SIZE, "
             "CACHE_MAX_BYTES); `redis`: `off`, `ok`, `read-only` (hits are read, writes fail: "

@@ -1,7 +1,8 @@
 """The engine as `pip install .` ships it: a wheel built by setup.py carries the hot modules
 compiled with mypyc beside their sources, and that engine plays exactly as the Python one (same
-legal actions, same states, same scores, on seeded deals of every variant), and the native
-writer of legal-action lists beside them writes the same text. The wheel is pure
+legal actions, same states, same scores, on seeded deals of every variant), the native
+writer of legal-action lists beside them writes the same text, and the service answers the same
+requests alike when the native reader of canonical requests reads them. The wheel is pure
 Python with CANASTA_REFEREE_PURE=1 or when the C compiler fails, and an editable install never
 compiles. The wheels are built from a copy of the project with the installed setuptools and
 mypy (`pip wheel --no-build-isolation --no-index`: no network)."""
@@ -19,10 +20,21 @@ import sys
 import zipfile
 from pathlib import Path
 
+import orjson
+
 from bench.compiled import HOT  # the hot modules, as pyproject.toml lists them
-from canasta_referee.engine import VARIANTS, play, rules_for, score_deal, state_to_data
+from canasta_referee.engine import (
+    VARIANTS,
+    Action,
+    State,
+    action_to_data,
+    play,
+    rules_for,
+    score_deal,
+    state_to_data,
+)
 from canasta_referee.engine.wire import actions_json
-from canasta_referee.schema import text
+from canasta_referee.schema import canonical, handlers, text
 from tests.playout import playout
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,14 +51,30 @@ def digest() -> dict[str, str]:
             rules = rules_for(v.id, options)
             h = hashlib.sha256()
             for seed in range(DEALS):
-                for state, actions in playout(rules, seed, check=False):
+                for i, (state, actions) in enumerate(playout(rules, seed, check=False)):
                     h.update(json.dumps(state_to_data(state), sort_keys=True).encode())
+                    if i % 5 == 0:
+                        h.update(answers(state, actions))
                     h.update(repr(list(actions)).encode())
                     h.update(actions_json(actions).encode())
                     h.update(text.actions_json(actions).encode())  # the native writer's, if any
                 h.update(json.dumps(score_deal(state).as_dict(), sort_keys=True).encode())
             out[f"{v.id} {options}"] = h.hexdigest()
     return out
+
+
+def answers(state: State, actions: list[Action]) -> bytes:
+    """The service's answers to requests on ``state``, read from their bytes as the service
+    reads them (by the native reader, where the wheel has it) and answered by the engine."""
+    data = state_to_data(state)
+    requests = [("validate", {"state": data}), ("legal-actions", {"state": data}),
+                ("score", {"state": data}), ("view", {"state": data, "seat": 0})]
+    if actions:
+        first = [action_to_data(actions[0])]
+        requests += [("check", {"state": data, "actions": first}),
+                     ("apply", {"state": data, "actions": first})]
+    return json.dumps([handlers.handle(op, orjson.dumps(body)) for op, body in requests],
+                      sort_keys=True).encode()
 
 
 def project_copy(dest: Path) -> Path:
@@ -111,8 +139,9 @@ def test_wheel_has_the_compiled_engine_and_it_plays_exactly_as_python(tmp_path: 
             "files = {n: importlib.import_module('canasta_referee.engine.' + n).__file__ "
             "for n in HOT}; "
             "from canasta_referee.schema import text; "
+            "from canasta_referee.schema import canonical; "
             "print(json.dumps({'files': files, 'build': [engine.BUILD, engine.COMPILED_MODULES], "
-            "'writer': text.WRITER, 'digest': digest()}))")
+            "'writer': text.WRITER, 'reader': canonical.READER, 'digest': digest()}))")
     proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path,
                           capture_output=True, text=True, timeout=600, check=True)
     answer = json.loads(proc.stdout)
@@ -121,6 +150,7 @@ def test_wheel_has_the_compiled_engine_and_it_plays_exactly_as_python(tmp_path: 
         assert file.endswith(SUFFIXES), (name, file)
     assert answer["build"] == ["compiled", sorted(HOT)]  # what /readyz and /metrics report
     assert answer["writer"] == "native"
+    assert answer["reader"] == "native" and canonical.READER == "msgspec"
     assert answer["digest"] == digest()
 
 

@@ -1,0 +1,240 @@
+"""The native reader of canonical requests (schema/_read.c, used by ``canonical.engine_request``
+when the wheel carries it) against the msgspec structs of ``schema.canonical``.
+
+The rule it must keep: whatever body it reads, the structs read too, and it returns exactly
+their data except that each list of cards is a tuple of the engine's card numbers
+(``canonical.with_codes`` writes them back), keys in the same order; for any other body it says
+None and the structs decide. It must be worth having: every request in the form the service
+itself writes takes it. And it never crashes: hostile bytes are read under valgrind's memcheck.
+
+The editable install the tests run on has no compiled modules, so the extension is compiled
+here from the checkout's sources, as bench/compiled.py builds it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import random
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from bench.compiled import build_native
+from canasta_referee.engine import VARIANTS
+from canasta_referee.engine.cards import parse_card
+from canasta_referee.schema import canonical, handlers, models
+from tests.test_canonical import BOUNDS, JSON_TEXTS, _op_for, _requests, _set, mutate
+
+ROOT = Path(__file__).resolve().parent.parent
+Reader = Callable[[bytes, int], "dict[str, Any] | None"]
+KINDS = {"validate": 0, "legal-actions": 0, "score": 0, "check": 1, "apply": 1, "view": 2}
+UNDER_MEMCHECK = bool(os.environ.get("READ_UNDER_MEMCHECK"))
+
+
+@pytest.fixture(scope="module")
+def native(tmp_path_factory: pytest.TempPathFactory) -> Reader:
+    """``read_request`` compiled from schema/_read.c into a temporary folder, its card table set
+    as schema/canonical.py sets it."""
+    built = build_native(tmp_path_factory.mktemp("native"))
+    spec = importlib.util.spec_from_file_location("_text", built)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.set_cards({code: parse_card(code) for code in models.CANONICAL_CARDS})
+    reader: Reader = module.read_request
+    return reader
+
+
+def _ops(request: dict[str, Any]) -> list[str]:
+    return ["view"] if "seat" in request else _op_for(request)
+
+
+def agrees(native: Reader, op: str, raw: bytes) -> bool:
+    """Whether the native reader took ``raw``; either way it agrees with the structs."""
+    got = native(raw, KINDS[op])
+    want = canonical.request(op, raw)
+    if got is None:
+        return False
+    assert want is not None, (op, raw[:200])
+    written = canonical.with_codes(got)
+    assert written == want, (op, raw[:200])
+    assert json.dumps(written) == json.dumps(want), "keys in the same order"
+    for cards in _card_lists(got):
+        assert type(cards) is tuple and all(type(c) is int for c in cards)
+    return True
+
+
+def _card_lists(data: dict[str, Any]) -> list[Any]:
+    state = data["state"]
+    turn = state["turn"]
+    lists = [*state["hands"], *state["bonus_cards"], state["discard"], state["stock"],
+             state["set_aside"], turn["held"]]
+    lists += [m["cards"] for side in state["melds"] for m in side]
+    lists += [m["cards"] for m in turn["pending"]]
+    lists += [a["cards"] for a in data.get("actions", []) if "cards" in a]
+    return [x for x in lists if type(x) is not dict]
+
+
+def _all_requests(variant: str, seeds: range) -> list[dict[str, Any]]:
+    requests = _requests(variant, seeds)
+    views = [{"state": r["state"], "seat": r["state"]["turn"]["seat"]} for r in requests[::3]]
+    return requests + views
+
+
+@pytest.mark.parametrize("variant", [v.id for v in VARIANTS])
+def test_native_reader_takes_every_request_the_service_writes(native: Reader,
+                                                              variant: str) -> None:
+    requests = _all_requests(variant, range(1 if UNDER_MEMCHECK else 3))
+    assert len(requests) > 20
+    for request in requests:
+        for op in _ops(request):
+            assert agrees(native, op, orjson.dumps(request)), (op, request)
+
+
+@pytest.mark.parametrize("variant", [v.id for v in VARIANTS])
+def test_native_reader_on_mutated_requests(native: Reader, variant: str) -> None:
+    """Structural changes (types, bounds, unknown and missing fields, forgiving codes, floats):
+    what the reader takes, the structs read alike."""
+    rng = random.Random(f"read-{variant}")
+    requests = _all_requests(variant, range(2))
+    taken = declined = 0
+    for _ in range(150 if UNDER_MEMCHECK else 1500):
+        request = mutate(rng.choice(requests), rng)
+        for op in _ops(request):
+            raw = orjson.dumps(request)
+            if agrees(native, op, raw):
+                taken += 1
+            else:
+                declined += 1
+    assert taken > 30 and declined > 30  # both ways are exercised
+
+
+#: bytes spliced into a body at random: JSON that is valid but not read here, and garbage
+SNIPPETS = [b" ", b"\n", b"\t", b",", b":", b"{", b"}", b"[", b"]", b'"', b"\\", b"\\u0041",
+            b"\x00", b"\xc3\xa9", b"\xff", b"null", b"true", b"-", b"-0", b"0", b"01", b"1.0",
+            b"1e3", b"99999999999999999999", b'"x":1,', b'"size":3,', b'"AS"', b'"10H"', b"JK"]
+
+
+def test_native_reader_on_mutated_json_text(native: Reader) -> None:
+    """Bytes changed, cut, spliced in or dropped anywhere, in the JSON text itself."""
+    rng = random.Random("read-text")
+    requests = _all_requests("classic", range(1)) + _all_requests("canastra", range(1))
+    taken = declined = 0
+    tries = 300 if UNDER_MEMCHECK else 4000
+    for _ in range(tries):
+        request = rng.choice(requests)
+        op = rng.choice(_ops(request))
+        raw = bytearray(orjson.dumps(request))
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(raw) + 1)
+            kind = rng.randrange(4)
+            if kind == 0:
+                raw[at:at] = rng.choice(SNIPPETS)
+            elif kind == 1:
+                del raw[at:at + rng.randint(1, 8)]
+            elif kind == 2 and at < len(raw):
+                raw[at] = rng.randrange(256)
+            else:
+                del raw[at:]
+        if agrees(native, op, bytes(raw)):
+            taken += 1
+        else:
+            declined += 1
+    assert taken > tries // 100 and declined > tries // 2
+
+
+def test_native_reader_on_json_texts(native: Reader) -> None:
+    """White space is read; a repeated key, escapes, a byte order mark, text after the body,
+    a cut body, NaN and fractions are left to the structs."""
+    state = _requests("classic", range(1))[5]["state"]
+    text = orjson.dumps(state)
+    for template in JSON_TEXTS:
+        for raw in (template.replace(b"%s", text),
+                    template.replace(b"%s", text.replace(b'"QS"', b'"\\u0051S"')),
+                    template.replace(b"%s", text.replace(b'0', b'0.0', 1))):
+            agrees(native, "legal-actions", raw)
+    assert agrees(native, "legal-actions", b'  {"state" :\n %s }\n' % text)
+    assert not agrees(native, "legal-actions", b'{"state": %s, "state": %s}' % (text, text))
+    assert native(b"", 0) is None and native(b"{}", 0) is None and native(b"[]", 1) is None
+
+
+@pytest.mark.parametrize(("path", "inside", "outside"), BOUNDS)
+def test_native_reader_keeps_the_bounds(native: Reader, path: tuple[Any, ...], inside: Any,
+                                        outside: Any) -> None:
+    """At each bound of the models the reader takes the request; one step past it, it leaves
+    it (and the structs refuse it)."""
+    base = next(r for r in _requests("classic", range(1)) if "actions" in r)
+    assert agrees(native, "check", orjson.dumps(_set(base, path, inside)))
+    raw = orjson.dumps(_set(base, path, outside))
+    assert native(raw, 1) is None and canonical.request("check", raw) is None
+
+
+def test_native_reader_fills_every_default_in_order(native: Reader) -> None:
+    """A state that gives only what it must, and actions of every type with only their type
+    and the fields they need."""
+    bare = {"scores": [0, 0], "hands": [["QS"], {"size": 2}, ["JK"], ["4D"]],
+            "melds": [[], []], "bonus_cards": [[], []], "discard": {"size": 3},
+            "stock": {"size": 75}, "turn": {"seat": 1, "phase": "draw"}}
+    actions = [{"type": "draw"}, {"type": "take-pile"}, {"type": "meld", "cards": ["QS"]},
+               {"type": "discard", "card": "QS"}, {"type": "ask"},
+               {"type": "answer", "allow": False}, {"seat": 2, "type": "meld", "rank": "Q",
+                                                    "cards": ["QS", "2C"]}]
+    assert agrees(native, "check", orjson.dumps({"state": bare, "actions": actions}))
+    assert agrees(native, "view", orjson.dumps({"seat": 3, "state": bare}))
+    for wrong in ({"type": "draw", "card": "QS"}, {"type": "discard"}, {"type": "pass"},
+                  {"card": "QS"}, {"type": "answer", "allow": 1},
+                  {"type": "meld", "cards": ["QS"], "rank": "2"}):
+        raw = orjson.dumps({"state": bare, "actions": [wrong]})
+        assert native(raw, 1) is None, wrong
+        assert canonical.request("check", raw) is None, wrong
+
+
+@pytest.mark.parametrize("variant", [v.id for v in VARIANTS])
+def test_answers_of_native_data_are_the_answers_of_the_structs(native: Reader,
+                                                               variant: str) -> None:
+    """The engine answers the reader's data (tuples of card numbers) as it answers the structs'
+    (lists of codes), and the Redis key is the same bytes either way."""
+    for request in _all_requests(variant, range(1))[::2]:
+        for op in _ops(request):
+            raw = orjson.dumps(request)
+            fast = canonical.engine_request(op, raw, native)
+            slow = canonical.request(op, raw)
+            assert fast is not None and slow is not None
+            assert handlers.run(op, fast) == handlers.run(op, slow), (op, request)
+            assert handlers.canonical_bytes(fast) == handlers.canonical_bytes(slow)
+
+
+def test_native_reader_refuses_what_it_is_not_made_for(native: Reader) -> None:
+    with pytest.raises(ValueError):
+        native(b"{}", 3)
+    with pytest.raises(TypeError):
+        native("{}", 0)  # type: ignore[arg-type]
+
+
+def test_native_reader_has_no_memory_errors_under_memcheck(tmp_path: Path) -> None:
+    """The tests above that call the native reader, with fewer cases, run again under
+    valgrind's memcheck: no read or write out of bounds, no use of an uninitialised byte, no
+    reference dropped twice, anywhere in schema/_read.c. Needs valgrind, which .ci/run
+    installs."""
+    log = tmp_path / "memcheck.log"
+    env = {**os.environ, "PYTHONMALLOC": "malloc",  # every object a block memcheck sees
+           "READ_UNDER_MEMCHECK": "1",
+           "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}  # schemathesis' plugin: slow to import
+    done = subprocess.run(
+        ["valgrind", "--tool=memcheck", "--errors-for-leak-kinds=none", f"--log-file={log}",
+         sys.executable, "-m", "pytest", str(Path(__file__)), "-p", "no:cacheprovider",
+         "-k", "native and not answers and not memcheck"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert " passed" in done.stdout and " failed" not in done.stdout, done.stdout[-3000:]
+    report = log.read_text()
+    assert "ERROR SUMMARY" in report, report[-2000:]
+    ours = [block for block in report.split("\n==") if "_read.c" in block]
+    assert not ours, "\n".join(ours)[:4000]
