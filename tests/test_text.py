@@ -12,8 +12,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,6 +24,7 @@ from bench.compiled import build_native
 from bench.http import bodies
 from canasta_referee.engine import VARIANTS, legal_actions, rules_for, state_from_data, wire
 from canasta_referee.schema import text
+from tests import memcheck
 from tests.playout import playout
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -260,22 +259,7 @@ def test_native_text_on_random_arguments(native: Writer, blocks: list[Any], wild
 
 
 def test_native_writer_has_no_memory_errors_under_memcheck(tmp_path: Path) -> None:
-    """The tests above that call the native writer, run again under valgrind's memcheck: no
-    read or write out of bounds, no use of an uninitialised byte, anywhere in schema/_text.c.
-    (Python itself reports a few known false alarms there, in its own code, which this test
-    leaves to CPython.) Needs valgrind, which .ci/run installs."""
-    log = tmp_path / "memcheck.log"
-    env = {**os.environ, "PYTHONMALLOC": "malloc",  # every object a block memcheck sees
-           "TEXT_UNDER_MEMCHECK": "1",
-           "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}  # schemathesis' plugin: slow to import
-    done = subprocess.run(
-        ["valgrind", "--tool=memcheck", "--errors-for-leak-kinds=none", f"--log-file={log}",
-         sys.executable, "-m", "pytest", str(Path(__file__)), "-p", "no:cacheprovider",
-         "-k", "native and not whole_deals and not memcheck"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout[-3000:]
-    assert " passed" in done.stdout and " failed" not in done.stdout, done.stdout[-3000:]
-    report = log.read_text()
-    assert "ERROR SUMMARY" in report, report[-2000:]
-    ours = [block for block in report.split("\n==") if "_text.c" in block]
-    assert not ours, "\n".join(ours)[:4000]
+    """The tests above that call the native writer, run again under valgrind's memcheck:
+    nothing reported in schema/_text.c."""
+    memcheck.assert_clean(__file__, "native and not whole_deals and not memcheck",
+                          "TEXT_UNDER_MEMCHECK", "_text.c", tmp_path)
