@@ -17,6 +17,7 @@ import importlib.util
 import json
 import os
 import random
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -147,6 +148,41 @@ def test_native_reader_on_mutated_json_text(native: Reader) -> None:
         else:
             declined += 1
     assert taken > tries // 100 and declined > tries // 2
+
+
+def test_native_reader_keeps_no_memory(native: Reader) -> None:
+    """Bodies read and bodies declined at every point of the reading leave nothing behind (a
+    reference kept on some decline path would grow a worker's memory with every such request):
+    reading the same bodies again, 3,000 of them in three ways each, allocates nothing that
+    stays."""
+    rng = random.Random("read-memory")
+    requests = _all_requests("classic", range(1)) + _all_requests("canastra", range(1))
+    bodies = []
+    for _ in range(300 if UNDER_MEMCHECK else 3000):
+        request = rng.choice(requests)
+        raw = bytearray(orjson.dumps(mutate(request, rng) if rng.random() < 0.5 else request))
+        for _ in range(rng.randint(0, 2)):
+            at = rng.randrange(len(raw) + 1)
+            if rng.random() < 0.5:
+                raw[at:at] = rng.choice(SNIPPETS)
+            else:
+                del raw[at:]
+        bodies.append(bytes(raw))
+
+    def read_all() -> int:
+        return sum(native(raw, kind) is not None for raw in bodies for kind in (0, 1, 2))
+
+    tracemalloc.start()
+    try:
+        read_all()  # Python's free lists of dicts, lists and tuples fill up with traced blocks
+        before = tracemalloc.take_snapshot()
+        taken = read_all()
+        after = tracemalloc.take_snapshot()
+    finally:
+        tracemalloc.stop()
+    grown = sum(stat.size_diff for stat in after.compare_to(before, "filename"))
+    assert taken > len(bodies) // 20  # bodies read, not only declined
+    assert grown < 8 * 1024, f"{grown} bytes stayed after reading {len(bodies)} bodies 3 ways"
 
 
 def test_native_reader_on_json_texts(native: Reader) -> None:
