@@ -30,6 +30,7 @@
 /* the card table: card[c0][c1] is 1 + the engine's number of the code c0 c1, 0 for no card */
 static int16_t card_number[128][128];
 static PyObject *card_text[128][128];  /* the code's str, for a single card (a pile's top) */
+static PyObject *number[256];  /* the ints 0 .. 255, the engine's card numbers */
 static int cards_set = 0;
 
 /* every key and fixed string value, interned once */
@@ -182,6 +183,19 @@ static PyObject *card_str(Src *s) {
     return out;
 }
 
+/* the next card of a list: its number, or -1. A code as the service writes it ("QS", no
+   space before it) is read in place; anything else as any string */
+static inline int next_card(Src *s) {
+    const char *p = s->p;
+    if (s->end - p >= 4 && p[0] == '"' && p[3] == '"' && (unsigned char)p[1] < 128
+            && (unsigned char)p[2] < 128) {
+        s->p = p + 4;
+        return card_number[(unsigned char)p[1]][(unsigned char)p[2]] - 1;
+    }
+    Token t;
+    return string(s, &t) ? card(&t) : -1;
+}
+
 /* a list of at least `least` cards: a tuple of card numbers */
 static PyObject *cards(Src *s, Py_ssize_t least) {
     int16_t got[MAX_CARDS];
@@ -190,9 +204,9 @@ static PyObject *cards(Src *s, Py_ssize_t least) {
         return NULL;
     if (!take(s, ']')) {
         do {
-            Token t;
             int c;
-            if (n == MAX_CARDS || !string(s, &t) || (c = card(&t)) < 0)
+            ws(s);
+            if (n == MAX_CARDS || (c = next_card(s)) < 0)
                 return NULL;
             got[n++] = (int16_t)c;
         } while (take(s, ','));
@@ -205,7 +219,7 @@ static PyObject *cards(Src *s, Py_ssize_t least) {
     if (!out)
         return NULL;
     for (Py_ssize_t i = 0; i < n; i++)
-        PyTuple_SET_ITEM(out, i, PyLong_FromLong(got[i]));  /* small ints: never fails */
+        PyTuple_SET_ITEM(out, i, Py_NewRef(number[got[i]]));
     return out;
 }
 
@@ -804,6 +818,9 @@ static PyObject *set_cards(PyObject *self, PyObject *args) {
 
 /* the interned words; 0, or -1 with an exception */
 int read_init(void) {
+    for (int i = 0; i < 256; i++)
+        if ((number[i] = PyLong_FromLong(i)) == NULL)
+            return -1;
     for (int w = 0; w < N_WORDS; w++)
         if ((word[w] = PyUnicode_InternFromString(WORDS[w])) == NULL)
             return -1;
