@@ -288,6 +288,24 @@ def can_meld_out(rules: RuleSet, hand: Counts, melds: MeldInfo, canastas: int,
     return False
 
 
+def _forced_discards(rules: RuleSet, nat: list[int], melds: MeldInfo) -> list[int] | None:
+    """The final discard a hand with naturals ``nat`` (ranks 0..12) must make: ``[rank]``, or
+    ``[]`` when any will do; None when it cannot go out: a single natural with no meld of its
+    rank (it can take no partner), or black threes that cannot be melded, must go, and only
+    one card can."""
+    singles = [r for r in range(2, 13) if nat[r] == 1 and r not in melds]
+    if len(singles) > 1:
+        return None
+    forced: list[int] = singles
+    if nat[THREE]:
+        blacks = nat[THREE] + melds.get(THREE, (0, 0))[0]
+        if blacks < 3 or blacks > 4 or not rules.black_three_meld:
+            if nat[THREE] > 1 and not rules.black_three_meld:
+                return None
+            forced = forced + [THREE]
+    return forced if len(forced) <= 1 else None
+
+
 def _can_meld_out(rules: RuleSet, hand: Counts, melds: MeldInfo, canastas: int,
                   must_discard: bool, minimum: int, points_so_far: int,
                   nat: list[int] | None, scope: Scope | None) -> bool:
@@ -297,17 +315,8 @@ def _can_meld_out(rules: RuleSet, hand: Counts, melds: MeldInfo, canastas: int,
     if nat is None:
         nat = naturals_by_rank(hand)
     jokers = hand[JOKER]
-    # ranks that can take no partner: a single natural with no meld of its rank
-    singles = [r for r in range(2, 13) if nat[r] == 1 and r not in melds]
-    if len(singles) > 1:
-        return False
-    blacks = nat[THREE] + melds.get(THREE, (0, 0))[0] if nat[THREE] else 0
-    forced: list[int] = singles
-    if nat[THREE] and (blacks < 3 or blacks > 4 or not rules.black_three_meld):
-        if nat[THREE] > 1 and not rules.black_three_meld:
-            return False
-        forced = forced + [THREE]
-    if len(forced) > 1:
+    forced = _forced_discards(rules, nat, melds)
+    if forced is None:
         return False
     # no final discard: allowed, or the hand's black threes are melded (the meld of all checks
     # that they make three or four)
@@ -567,21 +576,13 @@ def _plus(a: Counts, b: Counts) -> Counts:
 
 def _discards(rules: RuleSet, full: list[int], jokers: int, melds: MeldInfo,
               must_discard: bool) -> list[int | None]:
-    """The final discards worth trying, as rank indices (13: a wild card), as in
-    ``_can_meld_out``: a single natural with no meld of its rank, or black threes that cannot
-    be melded, must go; otherwise any card, or none where going out needs no discard."""
-    singles = [r for r in range(2, 13) if full[r] == 1 and r not in melds]
-    forced: list[int | None] = list(singles)
-    if full[THREE]:
-        blacks = full[THREE] + melds.get(THREE, (0, 0))[0]
-        if not rules.black_three_meld or not 3 <= blacks <= 4:
-            if full[THREE] > 1 and not rules.black_three_meld:
-                return []
-            forced.append(THREE)
-    if len(forced) > 1:
+    """The final discards worth trying, as rank indices (13: a wild card): the forced one
+    (``_forced_discards``); otherwise any card, or none where going out needs no discard."""
+    forced = _forced_discards(rules, full, melds)
+    if forced is None:
         return []
     if forced:
-        return forced
+        return [forced[0]]
     no_discard = not must_discard or (full[THREE] > 0 and rules.black_three_meld)
     out: list[int | None] = [None] if no_discard else []
     out += [r for r in range(13) if r != TWO and full[r]]

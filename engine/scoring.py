@@ -83,10 +83,6 @@ class SideTally(NamedTuple):
     incomplete: dict[str, int]  # Modern American
     held: dict[str, int]  # Modern American
 
-    @property
-    def canasta_count(self) -> int:
-        return sum(self.canastas.values())
-
 
 class Tally(NamedTuple):
     """A deal as a score pad counts it: each side's tally, and whether the deal ended with
@@ -357,8 +353,8 @@ def tally_of(state: State) -> Tally:
 def side_breakdown(rules: RuleSet, t: SideTally, stock_exhausted: bool) -> dict[str, int]:
     """A side's deal score from its tally: the breakdown of ``POST /v1/score``."""
     canastas = 0
-    for n in t.canastas.values():  # not ``t.canasta_count``: a named tuple's property runs as
-        canastas += n  # Python code, even in the compiled engine
+    for n in t.canastas.values():  # a typed loop: ``sum`` is a call through Python's
+        canastas += n  # convention, even in the compiled engine
     melded = t.melded_points
     if rules.melded_negative_without_canasta and not canastas:
         melded = -melded  # Modern American: melded cards count against a side without one
