@@ -18,7 +18,7 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 from msgspec.structs import asdict
 
-from canasta_referee.engine.cards import card_code, parse_card
+from canasta_referee.engine.cards import N_CARDS, card_code, parse_card
 
 from . import models
 
@@ -222,16 +222,38 @@ def engine_request(op: str, body: bytes | str | None,
     return request(op, body)
 
 
-def with_codes(value: Any) -> Any:
-    """Request data with every tuple of card numbers (from ``engine_request``) written as the
-    list of their codes, as ``request`` gives it; other values as they are."""
-    if type(value) is tuple:
-        return [card_code(c) for c in value]
-    if type(value) is dict:
-        return {k: with_codes(v) for k, v in value.items()}
-    if type(value) is list:
-        return [with_codes(v) for v in value]
-    return value
+#: each card number's code
+_CODES = tuple(card_code(c) for c in range(N_CARDS))
+
+
+def _codes(cards: Any) -> Any:
+    """A tuple of card numbers as the list of their codes; anything else as it is."""
+    return [_CODES[c] for c in cards] if type(cards) is tuple else cards
+
+
+def _melds(melds: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**m, "cards": _codes(m["cards"])} for m in melds]
+
+
+def with_codes(data: dict[str, Any]) -> dict[str, Any]:
+    """Request data from ``engine_request`` with every tuple of card numbers written as the
+    list of their codes, as ``request`` gives it (the places the native reader writes them: a
+    state's card lists, actions' cards); ``data`` is not changed."""
+    state = data.get("state")
+    if state is None:
+        return data
+    turn = state["turn"]
+    state = {**state, "hands": [_codes(h) for h in state["hands"]],
+             "melds": [_melds(side) for side in state["melds"]],
+             "bonus_cards": [_codes(b) for b in state["bonus_cards"]],
+             "discard": _codes(state["discard"]), "stock": _codes(state["stock"]),
+             "set_aside": _codes(state["set_aside"]),
+             "turn": {**turn, "pending": _melds(turn["pending"]), "held": _codes(turn["held"])}}
+    out = {**data, "state": state}
+    if "actions" in data:
+        out["actions"] = [{**a, "cards": _codes(a["cards"])} if "cards" in a else a
+                          for a in data["actions"]]
+    return out
 
 
 def _plain(request: StateRequest | ActionsRequest | ViewRequest) -> dict[str, Any]:
