@@ -137,6 +137,32 @@ def what_runs(url: str) -> str:
     return f"engine {engine['build']}, writer {engine['writer']}"
 
 
+#: with ``--pin``: the CPU the servers run on, and the CPUs left to wrk (Linux affinity)
+PIN: dict[str, set[int]] = {}
+
+
+def pin_cpus() -> bool:
+    """Set ``PIN``: the servers on the first CPU this process may use, wrk on the others;
+    False when fewer than two are available (or no affinity: not Linux)."""
+    if not hasattr(os, "sched_getaffinity"):
+        return False
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        return False
+    PIN.update(server={cpus[0]}, client=set(cpus[1:]))
+    return True
+
+
+def pinned(pid: int) -> None:
+    """Keep a server process on ``PIN``'s server CPU (nothing without ``--pin``)."""
+    if PIN:
+        os.sched_setaffinity(pid, PIN["server"])
+
+
+def _client_cpus() -> None:  # wrk's, set in the child before it runs
+    os.sched_setaffinity(0, PIN["client"])
+
+
 def wrk(url: str, body: bytes, seconds: float, vary: bool, connections: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         body_file = Path(tmp) / "body.json"
@@ -145,7 +171,7 @@ def wrk(url: str, body: bytes, seconds: float, vary: bool, connections: int) -> 
         script.write_text(LUA.format(body=body_file, vary="true" if vary else "false"))
         out = subprocess.run(["wrk", "-t1", f"-c{connections}", f"-d{seconds:g}s", "--latency",
                               "-s", str(script), url], capture_output=True, text=True,
-                             check=True).stdout
+                             check=True, preexec_fn=_client_cpus if PIN else None).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
 
     def pct(p: str) -> float:
@@ -174,6 +200,7 @@ class BareEcho:
         self.proc = subprocess.Popen([sys.executable, "-m", "bench.bare_echo", str(self.port)],
                                      cwd=Path(__file__).resolve().parent.parent,
                                      stdout=subprocess.DEVNULL)
+        pinned(self.proc.pid)
         for _ in range(200):
             try:
                 if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
@@ -342,7 +369,13 @@ def main() -> int:
     parser.add_argument("--log-level", default="info",
                         help="the services' LOG_LEVEL (default info, the service's default: a "
                              "log line per request; warning: none, to see what the line costs)")
+    parser.add_argument("--pin", action="store_true",
+                        help="run the servers on one CPU and wrk on the others (Linux), so "
+                             "the two do not take turns on the same CPU: less spread between "
+                             "rounds on a small machine")
     args = parser.parse_args()
+    if args.pin and not pin_cpus():
+        parser.error("--pin needs Linux and at least two CPUs")
     ops = None if not args.ops else {o.strip() for o in args.ops.split(",")}
     if ops is not None and ops - set(OPS):
         parser.error(f"unknown operations: {', '.join(sorted(ops - set(OPS)))}")
@@ -369,6 +402,8 @@ def main() -> int:
             # would answer most of them 503 OVERLOADED at once and count those as throughput)
             svc = Service({**env, "MAX_BULK_IN_FLIGHT": str(args.connections),
                            "LOG_LEVEL": args.log_level}, cwd=cwd).start()
+            assert svc.proc is not None
+            pinned(svc.proc.pid)
             try:
                 runs = what_runs(svc.url)
                 wrk(svc.url + "/v1/echo", b"{}", 1, False, args.connections)  # warm up
@@ -385,6 +420,7 @@ def main() -> int:
         print(json.dumps(results, indent=2))
         return 0
     print(f"wrk -t1 -c{args.connections} -d{args.seconds:g}s, one uvicorn worker"
+          f"{' (servers on CPU ' + str(min(PIN['server'])) + ', wrk on the others)' if PIN else ''}"
           f"{f', median of {args.rounds} alternating rounds' if args.rounds > 1 else ''}"
           f", {runs}, LOG_LEVEL={args.log_level}; "
           "vs bare echo = requests/s over those of a bare Starlette echo of the same body on the "

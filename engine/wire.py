@@ -21,7 +21,6 @@ from .cards import (
     WILD_RANK,
     Counts,
     card_code,
-    cards_of,
     counts_of,
     is_black_three,
     is_real_sequence,
@@ -438,17 +437,40 @@ def _history(path: str, en: str, de: str) -> Problem:
 
 
 def _too_many_copies(rules: RuleSet, seen: list[Seen]) -> bool:
-    """Whether some card shows more often than the deck holds it."""
-    tally = [0] * N_CARDS
+    """Whether some card shows more often than the deck holds it. With up to three packs, the
+    cards seen once, twice and three times are three bit sets (compiled: a few int operations
+    per card, where a list of counts costs a read, a write and their boxing)."""
     packs = rules.packs
-    over = False
+    if packs > 3:
+        return _tally_over(rules, seen)
+    once = twice = thrice = 0
+    jokers = 0
     for _, _, _, cards in seen:
         for card in cards:
-            n = tally[card] + 1
-            tally[card] = n
-            if n > packs and card != JOKER:
-                over = True
-    return over or tally[JOKER] > rules.jokers
+            if card == JOKER:
+                jokers += 1
+                continue
+            bit = 1 << card
+            if not once & bit:
+                once |= bit
+            elif packs == 1:
+                return True
+            elif not twice & bit:
+                twice |= bit
+            elif packs == 2 or thrice & bit:
+                return True
+            else:
+                thrice |= bit
+    return jokers > rules.jokers
+
+
+def _tally_over(rules: RuleSet, seen: list[Seen]) -> bool:
+    """``_too_many_copies`` by a count of each card (any number of packs)."""
+    tally = [0] * N_CARDS
+    for _, _, _, cards in seen:
+        for card in cards:
+            tally[card] = tally[card] + 1
+    return any(n > rules.deck_copies(card) for card, n in enumerate(tally))
 
 
 def _at(where: str, index: int, tail: str = "") -> str:
@@ -671,6 +693,18 @@ def _codes(cards: tuple[int, ...]) -> list[str]:
     return [codes[c] for c in cards]
 
 
+def _hand_codes(counts: Counts) -> list[str]:
+    """A hand's counts as its sorted card codes (``_codes(cards_of(counts))`` in one pass)."""
+    codes = _CARD_CODES
+    out: list[str] = []
+    for card in range(len(counts)):
+        n = counts[card]
+        while n > 0:
+            out.append(codes[card])
+            n -= 1
+    return out
+
+
 def _meld_data(m: Meld) -> Data:
     return {"rank": rank_code(m.rank), "cards": _codes(m.cards)}
 
@@ -705,7 +739,7 @@ def state_to_data(state: State) -> Data:
         "options": dict(rules.options),
         "dealer": state.dealer,
         "scores": list(state.scores),
-        "hands": [_codes(cards_of(h)) if h is not None else {"size": n}
+        "hands": [_hand_codes(h) if h is not None else {"size": n}
                   for h, n in zip(state.hands, state.hand_sizes, strict=True)],
         "melds": [[_meld_data(m) for m in side] for side in state.melds],
         "bonus_cards": [_codes(b) for b in state.bonus],

@@ -64,6 +64,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import resource
 import socket
 from collections import OrderedDict
@@ -71,6 +72,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import httptools
 from uvicorn.config import Config
+from uvicorn.protocols.http import httptools_impl
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.server import ServerState
 
@@ -99,6 +101,42 @@ TIMED_OUT = "canasta.body_timeout"
 
 #: what uvicorn writes to a request that expects it, before the response (never held)
 CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+
+#: header names and values kept as checked (``CheckedHeaders``), at most, per check
+KEPT_HEADERS = 1024
+
+
+class CheckedHeaders(dict[bytes, None]):
+    """uvicorn's check of each response header name and value (a regular expression search
+    per header, ``httptools_impl.HEADER_RE`` and ``HEADER_VALUE_RE``: about 1,000 instructions
+    each, 14 per answer of ours) with its answer kept for the bytes found valid: the service's
+    headers are a few that repeat (``content-type: application/json``, ``x-cache: miss``). A
+    kept one is a dictionary look-up; a new one is searched, and kept while fewer than
+    ``KEPT_HEADERS`` are; an invalid one is searched every time, so uvicorn still refuses it."""
+
+    def __init__(self, pattern: re.Pattern[bytes]) -> None:
+        super().__init__()
+        self.pattern = pattern
+        #: what uvicorn calls: None for valid bytes, else the search's match (truthy)
+        self.search = self.__getitem__
+
+    def __missing__(self, text: bytes) -> re.Match[bytes] | None:
+        found = self.pattern.search(text)
+        if found is None and len(self) < KEPT_HEADERS:
+            self[text] = None
+        return found
+
+
+def check_headers_once() -> None:
+    """Put ``CheckedHeaders`` in place of uvicorn's two header patterns (its ``send`` looks
+    them up as module globals on each answer); done once, when this module is imported."""
+    for name in ("HEADER_RE", "HEADER_VALUE_RE"):
+        pattern = getattr(httptools_impl, name)
+        if isinstance(pattern, re.Pattern):
+            setattr(httptools_impl, name, CheckedHeaders(pattern))
+
+
+check_headers_once()
 
 #: problem texts of the answers this module writes itself (the app's: ``service.app``)
 TEXT: dict[int, tuple[str, str, str]] = {

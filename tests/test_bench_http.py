@@ -34,3 +34,33 @@ def test_goal_lines_of_one_round_have_no_spread() -> None:
     assert lines[0] == "- validate, miss (none): 0.60 of the bare echo, goal 0.50: met"
     assert lines[1].endswith("1.75 times the bare echo's (1 / its throughput ratio: 1.67), "
                              "goal at most 2: met")
+
+
+def test_pin_puts_the_servers_and_wrk_on_different_cpus() -> None:
+    """``--pin``: a server process runs on one CPU, wrk (started through ``_client_cpus``) on
+    the others; on a machine with one CPU the option is refused."""
+    import os
+    import subprocess
+    import sys
+
+    from bench import http
+
+    cpus = sorted(os.sched_getaffinity(0))
+    try:
+        assert http.pin_cpus() is (len(cpus) >= 2)
+        if len(cpus) < 2:
+            return
+        assert {"server": {cpus[0]}, "client": set(cpus[1:])} == http.PIN
+        show = [sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"]
+        client = subprocess.run(show, capture_output=True, text=True, check=True,
+                                preexec_fn=http._client_cpus).stdout
+        assert client.strip() == str(cpus[1:])
+        server = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
+                                  stdin=subprocess.PIPE)
+        try:
+            http.pinned(server.pid)
+            assert os.sched_getaffinity(server.pid) == {cpus[0]}
+        finally:
+            server.communicate(b"")
+    finally:
+        http.PIN.clear()

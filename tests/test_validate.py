@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -91,16 +92,18 @@ def test_the_third_copy_is_reported_at_its_own_path() -> None:
     assert ("TOO_MANY_COPIES", f"/state/hands/{seat}/{third}") in problems(twice)
 
 
-@given(st.sampled_from([2, 6]),
+@given(st.sampled_from([(2, 2, 4), (6, 3, 6), (2, 1, 2), (2, 4, 8)]),
        st.lists(st.lists(st.integers(0, N_CARDS - 1), max_size=40), max_size=6))
-def test_too_many_copies_is_a_count_beyond_the_deck(players: int, groups: list[list[int]]) -> None:
+def test_too_many_copies_is_a_count_beyond_the_deck(deck: tuple[int, int, int],
+                                                    groups: list[list[int]]) -> None:
     """The quick check that starts the copy report agrees with counting each card against the
     deck's copies of it, jokers apart (VARIANTS.md classic, player table: two packs and four
-    jokers; six players: three packs and six jokers)."""
-    rules = rules_for("classic", {"players": players})
+    jokers; six players: three packs and six jokers); one pack and four packs, which no variant
+    deals, take the check's other branches (one pack: a second copy is over; four: a count)."""
+    players, packs, jokers = deck
+    rules = replace(rules_for("classic", {"players": players}), packs=packs, jokers=jokers)
     counted = [sum(g.count(card) for g in groups) for card in range(N_CARDS)]
-    expected = any(n > (rules.jokers if card == JOKER else rules.packs)
-                   for card, n in enumerate(counted))
+    expected = any(n > (jokers if card == JOKER else packs) for card, n in enumerate(counted))
     seen = [("/hands", i, "", tuple(g)) for i, g in enumerate(groups)]
     assert _too_many_copies(rules, seen) == expected
 
