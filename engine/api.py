@@ -217,7 +217,10 @@ def check(req: Data, lang: str = "en", rules: RuleSet | None = None,
 
 
 def apply(req: Data, lang: str = "en", rules: RuleSet | None = None,
-          max_problems: int | None = None) -> Data:
+          max_problems: int | None = None,
+          as_json: Callable[[State], object] | None = None) -> Data:
+    """The state after the actions, and what happened. With ``as_json`` the state comes as
+    ``as_json(state)`` instead of as data (the service writes it as JSON text)."""
     state = _state(req, lang, rules, max_problems)
     try:
         after, events = apply_actions(state, _actions(req))
@@ -225,7 +228,7 @@ def apply(req: Data, lang: str = "en", rules: RuleSet | None = None,
         reason = wire.refusal_data(exc.refusal, state.rules, lang)
         code = exc.refusal.code if exc.refusal.code == "NEEDS_HIDDEN_INFO" else "ILLEGAL_ACTION"
         raise OpError(code, reason["message"], reason=reason, index=exc.index) from None
-    return {"state": wire.state_to_data(after),
+    return {"state": wire.state_to_data(after) if as_json is None else as_json(after),
             "events": [wire.event_to_data(e) for e in events]}
 
 
@@ -248,13 +251,16 @@ def score_data(state: State, lang: str = "en", path: str | None = None) -> Data:
 
 
 def view(req: Data, lang: str = "en", rules: RuleSet | None = None,
-         max_problems: int | None = None) -> Data:
+         max_problems: int | None = None,
+         as_json: Callable[[State], object] | None = None) -> Data:
     """The state as ``seat`` sees it (``engine.views.view_for``): other hands and the stock by
-    their size, the pile by its top card, size and whether it is frozen."""
+    their size, the pile by its top card, size and whether it is frozen; ``as_json`` as for
+    ``apply``."""
     state = _state(req, lang, rules, max_problems)
     seat = req["seat"]
     check_seat(state.rules, seat, "/seat", lang)
-    return {"seat": seat, "state": wire.state_to_data(view_for(state, seat))}
+    seen = view_for(state, seat)
+    return {"seat": seat, "state": wire.state_to_data(seen) if as_json is None else as_json(seen)}
 
 
 def _invalid(code: str, problems: list[Problem], lang: str) -> OpError:

@@ -1,11 +1,13 @@
-/* Legal-action lists as JSON text: counted, then written straight into the answer's str.
+/* Legal-action lists as JSON text: counted, then written straight into the answer's str; and
+   states (engine.state.State), written into a buffer that grows, then copied (state_text).
 
-   The native half of schema/text.py: every piece of text (keys, card codes, rank and seat
-   endings) comes from Python; this file only copies them in order. Its inputs are the engine's
-   own values (a LegalActions' blocks and cards), never request bytes, and every index is
-   checked before use: a wrong input raises TypeError, ValueError or OverflowError, it never
-   reads or writes out of bounds. tests/test_text.py holds its output equal to
-   engine.wire.actions_json. */
+   The native half of schema/text.py: the pieces of text that vary (card codes, rank and seat
+   endings, a state's variant and options) come from Python; this file copies them in order,
+   with a state's JSON keys and numbers. Its inputs are the engine's own values (a
+   LegalActions' blocks and cards, a State), never request bytes, and every index is checked
+   before use: a wrong input raises TypeError, ValueError or OverflowError, it never reads or
+   writes out of bounds. tests/test_text.py holds its lists equal to engine.wire.actions_json,
+   tests/test_state_text.py its states to orjson's text of engine.wire.state_to_data. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -323,13 +325,375 @@ fail:
     return NULL;
 }
 
+/* --- a state (engine.state.State) as JSON text ------------------------------------------ */
+
+/* the field numbers of the engine's named tuples (tests/test_state_text.py holds them to the
+   engine's _fields) */
+enum { S_RULES, S_DEALER, S_SCORES, S_HANDS, S_HAND_SIZES, S_MELDS, S_BONUS, S_PILE, S_STOCK,
+       S_STOCK_SIZE, S_TURN, S_SET_ASIDE, S_FIELDS };
+enum { T_SEAT, T_PHASE, T_DRAWN, T_TOOK_PILE, T_PENDING, T_HELD, T_HELD_SIZE, T_ASKED,
+       T_ASKED_THIS_DEAL, T_MELDED, T_STARTED, T_EXTENDED, T_WENT_OUT, T_CONCEALED,
+       T_PARTNER_MELDED, T_STOCK_EXHAUSTED, T_PLAYED, T_FIELDS };
+enum { M_RANK, M_CARDS, M_FIELDS = 4 };
+enum { P_CARDS, P_TOP, P_SIZE, P_FROZEN, P_FIELDS };
+/* rank texts: 13 ranks, then a wild meld's (rank -1), then a sequence's (ranks -10 and below) */
+enum { N_RANKS = 13, WILD_TEXT = 13, REAL_TEXT = 14, RANK_TEXTS = 15 };
+
+typedef struct {
+    const Piece *codes;
+    Py_ssize_t n_codes;
+    const Piece *ranks;
+} Tables;
+
+static int put_piece(Buffer *b, const char *text, Py_ssize_t len) {
+    if (reserve(b, len) < 0)
+        return -1;
+    put(b, (Piece){text, len});
+    return 0;
+}
+
+static inline int comma(Buffer *b) {
+    if (reserve(b, 1) < 0)
+        return -1;
+    put_char(b, ',');
+    return 0;
+}
+
+/* a string literal, its length known when compiled */
+#define lit(b, text) put_piece((b), (text), (Py_ssize_t)sizeof(text) - 1)
+
+static PyObject *tuple_of(PyObject *o, Py_ssize_t size, const char *what) {
+    if (!PyTuple_Check(o) || (size >= 0 && PyTuple_GET_SIZE(o) < size)) {
+        PyErr_Format(PyExc_TypeError, "state_text: %s: a tuple is expected", what);
+        return NULL;
+    }
+    return o;
+}
+
+/* an int (not a bool) as decimal digits */
+static int integer(Buffer *b, PyObject *o, const char *what) {
+    if (!PyLong_CheckExact(o)) {
+        PyErr_Format(PyExc_TypeError, "state_text: %s: an int is expected", what);
+        return -1;
+    }
+    long long v = PyLong_AsLongLong(o);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    /* the digits from the end of the buffer (snprintf costs more than the rest of a state) */
+    char digits[24];
+    char *at = digits + sizeof digits;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        *--at = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--at = '-';
+    Py_ssize_t n = digits + sizeof digits - at;
+    if (reserve(b, n) < 0)
+        return -1;
+    put(b, (Piece){at, n});
+    return 0;
+}
+
+static int boolean(Buffer *b, PyObject *o, const char *what) {
+    if (o != Py_True && o != Py_False) {
+        PyErr_Format(PyExc_TypeError, "state_text: %s: a bool is expected", what);
+        return -1;
+    }
+    return o == Py_True ? lit(b, "true") : lit(b, "false");
+}
+
+/* a str that JSON writes as it is (ASCII, no quote, backslash or control character), quoted */
+static int plain(Buffer *b, PyObject *o, const char *what) {
+    Piece p;
+    if (ascii(o, &p, what) < 0)
+        return -1;
+    for (Py_ssize_t i = 0; i < p.len; i++)
+        if (p.text[i] == '"' || p.text[i] == '\\' || (unsigned char)p.text[i] < 0x20
+                || p.text[i] == 0x7f) {
+            PyErr_Format(PyExc_ValueError, "state_text: %s: a plain str is expected", what);
+            return -1;
+        }
+    if (reserve(b, p.len + 2) < 0)
+        return -1;
+    put_char(b, '"');
+    put(b, p);
+    put_char(b, '"');
+    return 0;
+}
+
+static int card(Buffer *b, PyObject *o, const Tables *t) {
+    Py_ssize_t c;
+    if (index_of(o, t->n_codes, &c, "state_text: card") < 0 || reserve(b, t->codes[c].len) < 0)
+        return -1;
+    put(b, t->codes[c]);
+    return 0;
+}
+
+/* a tuple of card numbers as a list of quoted codes */
+static int card_list(Buffer *b, PyObject *cards, const Tables *t, const char *what) {
+    if (!tuple_of(cards, -1, what) || lit(b, "[") < 0)
+        return -1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(cards); i++)
+        if ((i && comma(b) < 0) || card(b, PyTuple_GET_ITEM(cards, i), t) < 0)
+            return -1;
+    return lit(b, "]");
+}
+
+/* the int 0 (the interpreter's own, set by state_text's first call) */
+static PyObject *zero;
+
+/* a hand's counts (the number of each card) as the list of its cards' codes, in card order */
+static int hand(Buffer *b, PyObject *counts, const Tables *t) {
+    if (!tuple_of(counts, -1, "hand") || PyTuple_GET_SIZE(counts) > t->n_codes
+            || lit(b, "[") < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "state_text: hand: more counts than cards");
+        return -1;
+    }
+    int first = 1;
+    for (Py_ssize_t c = 0; c < PyTuple_GET_SIZE(counts); c++) {
+        PyObject *count = PyTuple_GET_ITEM(counts, c);
+        Py_ssize_t n;
+        if (count == zero)  /* most of a hand's counts: CPython keeps one 0 */
+            continue;
+        if (index_of(count, 1000, &n, "state_text: count") < 0)
+            return -1;
+        for (; n > 0; n--) {
+            if (reserve(b, t->codes[c].len + 1) < 0)
+                return -1;
+            if (!first)
+                put_char(b, ',');
+            first = 0;
+            put(b, t->codes[c]);
+        }
+    }
+    return lit(b, "]");
+}
+
+static int int_list(Buffer *b, PyObject *values, const char *what) {
+    if (!tuple_of(values, -1, what) || lit(b, "[") < 0)
+        return -1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(values); i++)
+        if ((i && comma(b) < 0) || integer(b, PyTuple_GET_ITEM(values, i), what) < 0)
+            return -1;
+    return lit(b, "]");
+}
+
+static int rank(Buffer *b, PyObject *o, const Tables *t) {
+    if (!PyLong_CheckExact(o)) {
+        PyErr_SetString(PyExc_TypeError, "state_text: rank: an int is expected");
+        return -1;
+    }
+    long r = PyLong_AsLong(o);
+    if (r == -1 && PyErr_Occurred())
+        return -1;
+    Py_ssize_t at = r >= 0 && r < N_RANKS ? r : r == -1 ? WILD_TEXT : r <= -10 ? REAL_TEXT : -1;
+    if (at < 0) {
+        PyErr_Format(PyExc_ValueError, "state_text: rank %ld is out of range", r);
+        return -1;
+    }
+    if (reserve(b, t->ranks[at].len) < 0)
+        return -1;
+    put(b, t->ranks[at]);
+    return 0;
+}
+
+/* melds (tuples of Meld) as [{"rank":...,"cards":[...]},...] */
+static int meld_list(Buffer *b, PyObject *melds, const Tables *t) {
+    if (!tuple_of(melds, -1, "melds") || lit(b, "[") < 0)
+        return -1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(melds); i++) {
+        PyObject *m = tuple_of(PyTuple_GET_ITEM(melds, i), M_FIELDS, "meld");
+        if (!m || (i && comma(b) < 0) || lit(b, "{\"rank\":") < 0
+                || rank(b, PyTuple_GET_ITEM(m, M_RANK), t) < 0 || lit(b, ",\"cards\":") < 0
+                || card_list(b, PyTuple_GET_ITEM(m, M_CARDS), t, "meld cards") < 0
+                || lit(b, "}") < 0)
+            return -1;
+    }
+    return lit(b, "]");
+}
+
+static int size_only(Buffer *b, PyObject *size) {
+    return lit(b, "{\"size\":") < 0 || integer(b, size, "size") < 0 ? -1 : lit(b, "}");
+}
+
+static int write_turn(Buffer *b, PyObject *turn, const Tables *t) {
+#define F(i) PyTuple_GET_ITEM(turn, i)
+    int over = PyUnicode_Check(F(T_PHASE)) && PyUnicode_CompareWithASCIIString(F(T_PHASE),
+                                                                               "over") == 0;
+    if (lit(b, ",\"turn\":{\"seat\":") < 0 || integer(b, F(T_SEAT), "seat") < 0
+            || lit(b, ",\"phase\":") < 0 || plain(b, F(T_PHASE), "phase") < 0)
+        return -1;
+    for (int flag = T_DRAWN; flag <= T_TOOK_PILE; flag++) {
+        int on = PyObject_IsTrue(F(flag));
+        if (on < 0 || (on && (flag == T_DRAWN ? lit(b, ",\"drawn\":true")
+                              : lit(b, ",\"took_pile\":true")) < 0))
+            return -1;
+    }
+    if (!tuple_of(F(T_PENDING), -1, "pending")
+            || (PyTuple_GET_SIZE(F(T_PENDING)) && (lit(b, ",\"pending\":") < 0
+                                                   || meld_list(b, F(T_PENDING), t) < 0)))
+        return -1;
+    int held = PyObject_IsTrue(F(T_HELD_SIZE));
+    if (held < 0 || (held && (lit(b, ",\"held\":") < 0
+                              || (F(T_HELD) == Py_None ? size_only(b, F(T_HELD_SIZE))
+                                  : card_list(b, F(T_HELD), t, "held")) < 0)))
+        return -1;
+    if (lit(b, ",\"asked\":") < 0
+            || (F(T_ASKED) == Py_None ? lit(b, "null") : plain(b, F(T_ASKED), "asked")) < 0
+            || lit(b, ",\"asked_this_deal\":") < 0
+            || int_list(b, F(T_ASKED_THIS_DEAL), "asked_this_deal") < 0
+            || lit(b, ",\"melded\":") < 0 || int_list(b, F(T_MELDED), "melded") < 0
+            || lit(b, ",\"played\":") < 0 || int_list(b, F(T_PLAYED), "played") < 0
+            || !tuple_of(F(T_STARTED), -1, "started"))
+        return -1;
+    if (PyTuple_GET_SIZE(F(T_STARTED))) {
+        if (lit(b, ",\"started\":[") < 0)
+            return -1;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(F(T_STARTED)); i++)
+            if ((i && comma(b) < 0) || rank(b, PyTuple_GET_ITEM(F(T_STARTED), i), t) < 0)
+                return -1;
+        if (lit(b, "]") < 0)
+            return -1;
+    }
+    int extended = PyObject_IsTrue(F(T_EXTENDED));
+    if (extended < 0 || (extended && lit(b, ",\"extended\":true") < 0))
+        return -1;
+    if (over && (lit(b, ",\"went_out\":") < 0
+                 || (F(T_WENT_OUT) == Py_None ? lit(b, "null")
+                     : integer(b, F(T_WENT_OUT), "went_out")) < 0
+                 || lit(b, ",\"concealed\":") < 0 || boolean(b, F(T_CONCEALED), "concealed") < 0
+                 || lit(b, ",\"partner_melded\":") < 0
+                 || boolean(b, F(T_PARTNER_MELDED), "partner_melded") < 0
+                 || lit(b, ",\"stock_exhausted\":") < 0
+                 || boolean(b, F(T_STOCK_EXHAUSTED), "stock_exhausted") < 0))
+        return -1;
+    return lit(b, "}");
+#undef F
+}
+
+static int write_state(Buffer *b, PyObject *head, PyObject *state, const Tables *t) {
+#define F(i) PyTuple_GET_ITEM(state, i)
+    Piece h;
+    if (!tuple_of(state, S_FIELDS, "state") || ascii(head, &h, "state_text: head") < 0
+            || reserve(b, h.len) < 0)
+        return -1;
+    put(b, h);
+    PyObject *hands = tuple_of(F(S_HANDS), -1, "hands");
+    PyObject *sizes = tuple_of(F(S_HAND_SIZES), -1, "hand_sizes");
+    if (!hands || !sizes || PyTuple_GET_SIZE(sizes) != PyTuple_GET_SIZE(hands)) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "state_text: a size for each hand is expected");
+        return -1;
+    }
+    if (integer(b, F(S_DEALER), "dealer") < 0 || lit(b, ",\"scores\":") < 0
+            || int_list(b, F(S_SCORES), "scores") < 0 || lit(b, ",\"hands\":[") < 0)
+        return -1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(hands); i++) {
+        PyObject *counts = PyTuple_GET_ITEM(hands, i);
+        if ((i && comma(b) < 0)
+                || (counts == Py_None ? size_only(b, PyTuple_GET_ITEM(sizes, i))
+                    : hand(b, counts, t)) < 0)
+            return -1;
+    }
+    PyObject *melds = tuple_of(F(S_MELDS), -1, "melds");
+    if (!melds || lit(b, "],\"melds\":[") < 0)
+        return -1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(melds); i++)
+        if ((i && comma(b) < 0) || meld_list(b, PyTuple_GET_ITEM(melds, i), t) < 0)
+            return -1;
+    PyObject *bonus = tuple_of(F(S_BONUS), -1, "bonus");
+    if (!bonus || lit(b, "],\"bonus_cards\":[") < 0)
+        return -1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(bonus); i++)
+        if ((i && comma(b) < 0) || card_list(b, PyTuple_GET_ITEM(bonus, i), t, "bonus") < 0)
+            return -1;
+    PyObject *pile = tuple_of(F(S_PILE), P_FIELDS, "pile");
+    if (!pile || lit(b, "],\"discard\":") < 0)
+        return -1;
+    if (PyTuple_GET_ITEM(pile, P_CARDS) != Py_None) {
+        if (card_list(b, PyTuple_GET_ITEM(pile, P_CARDS), t, "discard") < 0)
+            return -1;
+    } else if (lit(b, "{\"top\":") < 0
+               || (PyTuple_GET_ITEM(pile, P_TOP) == Py_None ? lit(b, "null")
+                   : card(b, PyTuple_GET_ITEM(pile, P_TOP), t)) < 0
+               || lit(b, ",\"size\":") < 0 || integer(b, PyTuple_GET_ITEM(pile, P_SIZE), "size") < 0
+               || lit(b, ",\"frozen\":") < 0
+               || boolean(b, PyTuple_GET_ITEM(pile, P_FROZEN), "frozen") < 0 || lit(b, "}") < 0) {
+        return -1;
+    }
+    if (lit(b, ",\"stock\":") < 0
+            || (F(S_STOCK) == Py_None ? size_only(b, F(S_STOCK_SIZE))
+                : card_list(b, F(S_STOCK), t, "stock")) < 0)
+        return -1;
+    PyObject *turn = tuple_of(F(S_TURN), T_FIELDS, "turn");
+    PyObject *aside = tuple_of(F(S_SET_ASIDE), -1, "set_aside");
+    if (!turn || !aside || write_turn(b, turn, t) < 0
+            || (PyTuple_GET_SIZE(aside) && (lit(b, ",\"set_aside\":") < 0
+                                            || card_list(b, aside, t, "set_aside") < 0)))
+        return -1;
+    return lit(b, "}");
+#undef F
+}
+
+PyDoc_STRVAR(state_text_doc,
+"state_text(codes, ranks, head, state) -> str\n\n"
+"The state (engine.state.State) as the compact JSON text orjson writes for\n"
+"engine.wire.state_to_data(state), from head (the text up to the dealer's number: variant and\n"
+"options). codes[card] is a card's quoted code; ranks: the 13 ranks' quoted codes, then a\n"
+"wild meld's, then a suit sequence's. Raises TypeError or ValueError on anything else than\n"
+"such a state (a str to quote that is not plain ASCII, a number out of range).");
+
+static PyObject *state_text(PyObject *self, PyObject *args) {
+    PyObject *quoted, *rank_texts, *head, *state, *result = NULL;
+    Buffer out = {NULL, 0, 0, GROW, 0};
+    if (!PyArg_ParseTuple(args, "O!O!UO!:state_text", &PyTuple_Type, &quoted, &PyTuple_Type,
+                          &rank_texts, &head, &PyTuple_Type, &state))
+        return NULL;
+    if (!zero && !(zero = PyLong_FromLong(0)))
+        return NULL;
+    if (PyTuple_GET_SIZE(rank_texts) != RANK_TEXTS) {
+        PyErr_SetString(PyExc_ValueError, "state_text: ranks: 15 texts are expected");
+        return NULL;
+    }
+    Py_ssize_t n_codes = PyTuple_GET_SIZE(quoted);
+    Piece *codes = PyMem_Calloc((size_t)n_codes + 1, sizeof(Piece)), ranks[RANK_TEXTS];
+    if (!codes)
+        return PyErr_NoMemory();
+    for (Py_ssize_t c = 0; c < n_codes; c++)
+        if (ascii(PyTuple_GET_ITEM(quoted, c), &codes[c], "state_text: codes") < 0)
+            goto fail;
+    for (Py_ssize_t r = 0; r < RANK_TEXTS; r++)
+        if (ascii(PyTuple_GET_ITEM(rank_texts, r), &ranks[r], "state_text: ranks") < 0)
+            goto fail;
+    Tables t = {codes, n_codes, ranks};
+    /* one pass into a buffer that grows (a state is a few KB; counting first would read every
+       number twice), then copied into the answer's str */
+    if (reserve(&out, 4096) < 0 || write_state(&out, head, state, &t) < 0)
+        goto fail;
+    result = PyUnicode_New(out.size, 127);
+    if (!result)
+        goto fail;
+    memcpy(PyUnicode_DATA(result), out.data, (size_t)out.size);
+    PyMem_Free(out.data);
+    PyMem_Free(codes);
+    return result;
+fail:
+    PyMem_Free(out.data);
+    PyMem_Free(codes);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"actions_text", actions_text, METH_VARARGS, actions_text_doc},
+    {"state_text", state_text, METH_VARARGS, state_text_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_text", "Legal-action lists written as JSON text (schema/text.py), canonical "
+    PyModuleDef_HEAD_INIT, "_text", "Legal-action lists and states written as JSON text (schema/text.py), canonical "
     "requests read from it (schema/canonical.py).", -1,
     methods, NULL, NULL, NULL, NULL,
 };

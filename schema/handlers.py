@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 from canasta_referee.engine import api, audit
 from canasta_referee.engine.legal import LegalActions
 from canasta_referee.engine.rules import RuleSet
+from canasta_referee.engine.state import State
 
 from . import canonical, messages, models
 
@@ -250,14 +251,19 @@ def too_many_legal_actions(lang: str, count: int, limit: int) -> Answer:
 
 def run(op: str, data: dict[str, Any], lang: str = "en", rules: RuleSet | None = None,
         as_json: Callable[[LegalActions], object] | None = None,
-        limits: Limits = UNLIMITED) -> Answer:
+        limits: Limits = UNLIMITED,
+        state_json: Callable[[State], object] | None = None) -> Answer:
     """Answer a body operation on its validated request (``model_dump(mode="json")``);
     ``rules``: the ruleset its state names, when the caller has it already; ``as_json``: see
-    ``engine.api.legal_actions``; ``limits``: how much the answer may list."""
+    ``engine.api.legal_actions``; ``limits``: how much the answer may list; ``state_json``:
+    the writer of an ``apply`` or ``view`` answer's state (``engine.api.apply``)."""
     try:
         if op == "legal-actions":
             return 200, api.legal_actions(data, lang, rules, as_json, limits.problems,
                                           limits.legal_actions)
+        if state_json is not None and (op == "apply" or op == "view"):
+            writes = api.apply if op == "apply" else api.view
+            return 200, writes(data, lang, rules, limits.problems, state_json)
         if op in _STATE_OPS:
             return 200, _STATE_OPS[op](data, lang, rules, limits.problems)
         return 200, _OPS[op](data, lang)

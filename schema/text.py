@@ -1,23 +1,30 @@
-"""Legal-action lists as JSON text for answers: written by the native writer (``_text``, from
-schema/_text.c) where the installed wheel carries it, else by ``engine.wire.actions_json``, the
-pure-Python reference. The two give the same text (tests/test_text.py); the native one writes a
-long list with melds about twice as fast (docs/performance.md)."""
+"""Legal-action lists and states as JSON text for answers: written by the native writer
+(``_text``, from schema/_text.c) where the installed wheel carries it, else by
+``engine.wire.actions_json`` (the pure-Python reference) and, for a state, as the data of
+``engine.wire.state_to_data``. The two give the same text (tests/test_text.py,
+tests/test_state_text.py); the native one writes a long list with melds about twice as fast,
+and a state several times faster than its data is made and serialised (docs/performance.md)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import orjson
 
 from canasta_referee.engine import wire
+from canasta_referee.engine.cards import RANKS
 from canasta_referee.engine.legal import LegalActions
-from canasta_referee.engine.state import Action
+from canasta_referee.engine.rules import RuleSet
+from canasta_referee.engine.state import Action, State
 
 _native: Callable[..., str] | None
+_native_state: Callable[..., str] | None
 try:
     from canasta_referee.schema._text import actions_text as _native
+    from canasta_referee.schema._text import state_text as _native_state
 except ImportError:  # an editable install, a pure-Python wheel, no C compiler
-    _native = None
+    _native = _native_state = None
 
 #: "native" when the native writer is installed, else "python"
 WRITER = "python" if _native is None else "native"
@@ -31,3 +38,37 @@ def actions_json(actions: Sequence[Action], native: Callable[..., str] | None = 
 def fragment(actions: LegalActions) -> orjson.Fragment:
     """The actions' JSON text as a fragment orjson writes into an answer as it is."""
     return orjson.Fragment(wire.actions_json(actions, _native))
+
+
+#: the quoted codes of the 13 ranks, a wild meld's and a suit sequence's (``state_text``)
+RANK_TEXTS = (*(f'"{rank}"' for rank in RANKS), '"wild"', '"real"')
+#: a state's text up to the dealer's number, by ruleset (its id and options); at most
+#: ``HEADS_KEPT``, emptied when full
+_HEADS: dict[tuple[str, tuple[tuple[str, Any], ...]], str] = {}
+HEADS_KEPT = 256
+
+
+def head(rules: RuleSet) -> str:
+    """``{"variant":...,"options":{...},"dealer":``, as orjson writes ``state_to_data``'s."""
+    key = (rules.id, rules.options)
+    text = _HEADS.get(key)
+    if text is None:
+        data = {"variant": rules.id, "options": dict(rules.options)}
+        text = orjson.dumps(data).decode()[:-1] + ',"dealer":'
+        if len(_HEADS) >= HEADS_KEPT:
+            _HEADS.clear()
+        _HEADS[key] = text
+    return text
+
+
+def state_json(state: State, native: Callable[..., str] | None = _native_state) -> object:
+    """A state for an answer: its JSON text as a fragment orjson writes as it is (``native``,
+    the native writer), else (no native writer, or a state it does not write: options with
+    text outside plain ASCII) ``engine.wire.state_to_data(state)``, which orjson writes the
+    same."""
+    if native is not None:
+        try:
+            return orjson.Fragment(native(wire.QUOTED, RANK_TEXTS, head(state.rules), state))
+        except (TypeError, ValueError):
+            pass
+    return wire.state_to_data(state)

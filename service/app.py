@@ -204,7 +204,8 @@ class Service:
             return status, render(problem), uncached
         rules = self.rules(data) if "state" in data else None
         if not cacheable or rules is None:
-            status, answer = handlers.run(op, data, lang, rules, text.fragment, limits)
+            status, answer = handlers.run(op, data, lang, rules, text.fragment, limits,
+                                          text.state_json)
             content = render(answer)
             if op == "audit" and len(content) > self.settings.max_bulk_answer_bytes:
                 status, problem = handlers.answer_too_large(lang,
@@ -213,7 +214,8 @@ class Service:
             return status, content, uncached
 
         def compute() -> Entry:
-            status, answer = handlers.run(op, data, lang, rules, text.fragment, limits)
+            status, answer = handlers.run(op, data, lang, rules, text.fragment, limits,
+                                          text.state_json)
             return Entry.of(status, render(answer))
 
         if not redis:

@@ -1,7 +1,7 @@
 """The engine as `pip install .` ships it: a wheel built by setup.py carries the hot modules
 compiled with mypyc beside their sources, and that engine plays exactly as the Python one (same
 legal actions, same states, same scores, on seeded deals of every variant), the native
-writer of legal-action lists beside them writes the same text, and the service answers the same
+writer of legal-action lists and states beside them writes the same text, and the service answers the same
 requests alike when the native reader of canonical requests reads them. The wheel is pure
 Python with CANASTA_REFEREE_PURE=1 or when the C compiler fails, and an editable install never
 compiles. The wheels are built from a copy of the project with the installed setuptools and
@@ -53,6 +53,7 @@ def digest() -> dict[str, str]:
             for seed in range(DEALS):
                 for i, (state, actions) in enumerate(playout(rules, seed, check=False)):
                     h.update(json.dumps(state_to_data(state), sort_keys=True).encode())
+                    h.update(orjson.dumps(text.state_json(state)))  # the native writer's, if any
                     if i % 5 == 0:
                         h.update(answers(state, actions))
                     h.update(repr(list(actions)).encode())
