@@ -4,6 +4,7 @@ straight to the ASGI app in this process, echo, miss and hit alternated.
     python bench/app.py                  # a Markdown table
     python bench/app.py --compiled       # the engine compiled with mypyc (build/compiled)
     python bench/app.py --no-cache       # CACHE_SIZE=0: misses only
+    python bench/app.py --cold 16        # 16 MB of other memory touched before each request
 
 Beside bench/http.py's server CPU per request it shows what the HTTP server, the kernel and a
 CPU whose caches went cold between requests add to each request (docs/performance.md, "Where
@@ -47,12 +48,30 @@ def asgi_post(app: Any, path: str, body: bytes) -> Any:
     return app(scope, receive, send)
 
 
+#: with ``--cold``: memory written before each request, a byte in each 64-byte line, so that the
+#: request finds its code and data out of the CPU's caches, as a server's next request does
+COLD = bytearray()
+
+
+def take_caches() -> None:
+    COLD[::64] = b"\1" * len(range(0, len(COLD), 64))
+
+
 async def per_request(app: Any, path: str, bodies: list[bytes]) -> float:
-    """Mean µs per request over ``bodies``, sent one after another."""
-    start = time.perf_counter()
+    """Mean µs per request over ``bodies``, sent one after another (with ``COLD``, each timed
+    alone after the caches were taken)."""
+    if not COLD:
+        start = time.perf_counter()
+        for body in bodies:
+            await asgi_post(app, path, body)
+        return (time.perf_counter() - start) / len(bodies) * 1e6
+    spent = 0.0
     for body in bodies:
+        take_caches()
+        start = time.perf_counter()
         await asgi_post(app, path, body)
-    return (time.perf_counter() - start) / len(bodies) * 1e6
+        spent += time.perf_counter() - start
+    return spent / len(bodies) * 1e6
 
 
 async def measure(ops: list[str], requests: int, rounds: int) -> list[dict[str, Any]]:
@@ -97,6 +116,10 @@ def main() -> int:
                         help="the engine compiled with mypyc (build/compiled, built by "
                              "bench/compiled.py when missing)")
     parser.add_argument("--no-cache", action="store_true", help="CACHE_SIZE=0: misses only")
+    parser.add_argument("--cold", type=int, default=0, metavar="MB",
+                        help="write MB of other memory before each request (not timed): the "
+                             "request's code and data are then out of the CPU's caches, as on "
+                             "a server between requests (default 0: back to back)")
     parser.add_argument("--ops", default="legal-actions four players,legal-actions,check,score",
                         help="comma-separated operations of bench/http.py")
     parser.add_argument("--log-level", default="info",
@@ -117,11 +140,13 @@ def main() -> int:
         print(f"the engine loaded is {engine.BUILD}, not compiled", file=sys.stderr)
         return 1
     ops = [o.strip() for o in args.ops.split(",")]
+    COLD.extend(bytes(args.cold << 20))
     rows = asyncio.run(measure(ops, args.requests, args.rounds))
     print(f"The ASGI app in one process, no HTTP server: {args.requests} requests per "
           f"measurement, median of {args.rounds} alternating rounds; engine {engine.BUILD}, "
           f"LOG_LEVEL={args.log_level}"
-          f"{', CACHE_SIZE=0' if args.no_cache else ''}\n")
+          f"{', CACHE_SIZE=0' if args.no_cache else ''}"
+          f"{f', {args.cold} MB written before each request' if args.cold else ''}\n")
     print("| operation | case | µs per request | vs echo |")
     print("|---|---|---:|---:|")
     for r in rows:
