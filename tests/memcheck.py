@@ -1,13 +1,28 @@
-"""Tests of a native module run again under valgrind's memcheck (which .ci/run installs)."""
+"""The native module in tests: built from the checkout's C into a temporary folder and loaded,
+and tests of it run again under valgrind's memcheck (which .ci/run installs)."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
+
+from bench.compiled import build_native
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def native_module(folder: Path) -> ModuleType:
+    """The native module ``_text`` (schema/_text.c and _read.c) built into ``folder``, loaded."""
+    built = build_native(folder)
+    spec = importlib.util.spec_from_file_location("_text", built)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def assert_clean(test_file: str, keyword: str, flag: str, source: str, tmp_path: Path) -> None:

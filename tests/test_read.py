@@ -13,7 +13,6 @@ here from the checkout's sources, as bench/compiled.py builds it.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import random
@@ -25,7 +24,6 @@ from typing import Any
 import orjson
 import pytest
 
-from bench.compiled import build_native
 from canasta_referee.engine import VARIANTS
 from canasta_referee.engine.cards import parse_card
 from canasta_referee.schema import canonical, handlers, models
@@ -42,11 +40,7 @@ UNDER_MEMCHECK = bool(os.environ.get("READ_UNDER_MEMCHECK"))
 def native(tmp_path_factory: pytest.TempPathFactory) -> Reader:
     """``read_request`` compiled from schema/_read.c into a temporary folder, its card table set
     as schema/canonical.py sets it."""
-    built = build_native(tmp_path_factory.mktemp("native"))
-    spec = importlib.util.spec_from_file_location("_text", built)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = memcheck.native_module(tmp_path_factory.mktemp("native"))
     module.set_cards({code: parse_card(code) for code in models.CANONICAL_CARDS})
     reader: Reader = module.read_request
     return reader

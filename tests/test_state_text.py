@@ -6,7 +6,6 @@ service then writes the state's data), and it has no memory errors under memchec
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from collections.abc import Callable
 from dataclasses import replace
@@ -16,7 +15,6 @@ from typing import Any
 import orjson
 import pytest
 
-from bench.compiled import build_native
 from canasta_referee.engine import api, rules_for, wire
 from canasta_referee.engine.cards import REAL
 from canasta_referee.engine.state import Meld, Pile, State, Turn, meld_of
@@ -34,12 +32,7 @@ SEEDS = range(1) if os.environ.get("STATE_TEXT_MEMCHECK") else range(4)
 @pytest.fixture(scope="module")
 def native(tmp_path_factory: pytest.TempPathFactory) -> Writer:
     """``state_text`` compiled from schema/_text.c into a temporary folder."""
-    built = build_native(tmp_path_factory.mktemp("native"))
-    spec = importlib.util.spec_from_file_location("_text", built)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    writer: Writer = module.state_text
+    writer: Writer = memcheck.native_module(tmp_path_factory.mktemp("native")).state_text
     return writer
 
 

@@ -9,7 +9,6 @@ a wheel build uses too)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 from collections.abc import Callable
@@ -20,7 +19,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bench.compiled import build_native
 from bench.http import bodies
 from canasta_referee.engine import VARIANTS, legal_actions, rules_for, state_from_data, wire
 from canasta_referee.schema import text
@@ -34,12 +32,7 @@ Writer = Callable[..., str]
 @pytest.fixture(scope="module")
 def native(tmp_path_factory: pytest.TempPathFactory) -> Writer:
     """``actions_text`` compiled from schema/_text.c into a temporary folder."""
-    built = build_native(tmp_path_factory.mktemp("native"))
-    spec = importlib.util.spec_from_file_location("_text", built)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    writer: Writer = module.actions_text
+    writer: Writer = memcheck.native_module(tmp_path_factory.mktemp("native")).actions_text
     return writer
 
 
