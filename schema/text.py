@@ -8,7 +8,6 @@ and a state several times faster than its data is made and serialised (docs/perf
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import orjson
 
@@ -42,22 +41,24 @@ def fragment(actions: LegalActions) -> orjson.Fragment:
 
 #: the quoted codes of the 13 ranks, a wild meld's and a suit sequence's (``state_text``)
 RANK_TEXTS = (*(f'"{rank}"' for rank in RANKS), '"wild"', '"real"')
-#: a state's text up to the dealer's number, by ruleset (its id and options); at most
-#: ``HEADS_KEPT``, emptied when full
-_HEADS: dict[tuple[str, tuple[tuple[str, Any], ...]], str] = {}
+#: a state's text up to the dealer's number, by ruleset object (``id``; the entry holds the
+#: ruleset, so its ``id`` is not reused while the entry lives); at most ``HEADS_KEPT``, emptied
+#: when full. By identity, not by value: hashing a ruleset's options cost more than the look-up
+#: saved. The engine makes one ruleset per variant and options (``engine.rules_for``).
+_HEADS: dict[int, tuple[RuleSet, str]] = {}
 HEADS_KEPT = 256
 
 
 def head(rules: RuleSet) -> str:
     """``{"variant":...,"options":{...},"dealer":``, as orjson writes ``state_to_data``'s."""
-    key = (rules.id, rules.options)
-    text = _HEADS.get(key)
-    if text is None:
-        data = {"variant": rules.id, "options": dict(rules.options)}
-        text = orjson.dumps(data).decode()[:-1] + ',"dealer":'
-        if len(_HEADS) >= HEADS_KEPT:
-            _HEADS.clear()
-        _HEADS[key] = text
+    kept = _HEADS.get(id(rules))
+    if kept is not None and kept[0] is rules:
+        return kept[1]
+    data = {"variant": rules.id, "options": dict(rules.options)}
+    text = orjson.dumps(data).decode()[:-1] + ',"dealer":'
+    if len(_HEADS) >= HEADS_KEPT:
+        _HEADS.clear()
+    _HEADS[id(rules)] = (rules, text)
     return text
 
 
