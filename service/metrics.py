@@ -114,8 +114,8 @@ class Metrics:
         r.register(self.client_aborts)
         self.engine_info = Gauge("canasta_engine_info", "1, labelled with the engine's cache id, "
                                  "its build (compiled or python) and the writer of legal-action "
-                                 "lists (native or python).", ("id", "build", "writer"),
-                                 registry=r)
+                                 "lists and states and reader of requests (native or python).",
+                                 ("id", "build", "writer"), registry=r)
 
         self._children: dict[tuple[int, tuple[str, ...]], Any] = {}
 

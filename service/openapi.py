@@ -249,9 +249,9 @@ def _operations() -> dict[str, Any]:
             "build": {"type": "string", "enum": ["compiled", "python"], "description":
                       "compiled: the mypyc build that `pip install .` makes; python: sources."},
             "writer": {"type": "string", "enum": ["native", "python"], "description":
-                       "What writes legal-action lists and reads canonical requests: native, "
-                       "the C module that `pip install .` builds; python, the engine's writer "
-                       "and msgspec (the same answers, slower)."}}},
+                       "What writes legal-action lists and states and reads canonical requests: "
+                       "native, the C module that `pip install .` builds; python, the engine's "
+                       "writer, the state's data and msgspec (the same answers, slower)."}}},
         "cache": {"type": "object", "description": (
             "`local`: the in-process tier's entries and bytes and their bounds (CACHE_SIZE, "
             "CACHE_MAX_BYTES); `redis`: `off`, `ok`, `read-only` (hits are read, writes fail: "

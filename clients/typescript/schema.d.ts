@@ -2383,7 +2383,7 @@ export interface operations {
                              */
                             build: "compiled" | "python";
                             /**
-                             * @description What writes legal-action lists and reads canonical requests: native, the C module that `pip install .` builds; python, the engine's writer and msgspec (the same answers, slower).
+                             * @description What writes legal-action lists and states and reads canonical requests: native, the C module that `pip install .` builds; python, the engine's writer, the state's data and msgspec (the same answers, slower).
                              * @enum {string}
                              */
                             writer: "native" | "python";
