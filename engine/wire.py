@@ -21,6 +21,7 @@ from .cards import (
     WILD_RANK,
     Counts,
     card_code,
+    cards_of,
     counts_of,
     is_black_three,
     is_real_sequence,
@@ -693,18 +694,6 @@ def _codes(cards: tuple[int, ...]) -> list[str]:
     return [codes[c] for c in cards]
 
 
-def _hand_codes(counts: Counts) -> list[str]:
-    """A hand's counts as its sorted card codes (``_codes(cards_of(counts))`` in one pass)."""
-    codes = _CARD_CODES
-    out: list[str] = []
-    for card in range(len(counts)):
-        n = counts[card]
-        while n > 0:
-            out.append(codes[card])
-            n -= 1
-    return out
-
-
 def _meld_data(m: Meld) -> Data:
     return {"rank": rank_code(m.rank), "cards": _codes(m.cards)}
 
@@ -739,7 +728,7 @@ def state_to_data(state: State) -> Data:
         "options": dict(rules.options),
         "dealer": state.dealer,
         "scores": list(state.scores),
-        "hands": [_hand_codes(h) if h is not None else {"size": n}
+        "hands": [_codes(cards_of(h)) if h is not None else {"size": n}
                   for h, n in zip(state.hands, state.hand_sizes, strict=True)],
         "melds": [[_meld_data(m) for m in side] for side in state.melds],
         "bonus_cards": [_codes(b) for b in state.bonus],
