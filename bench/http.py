@@ -233,17 +233,20 @@ def loaded(svc: Service | BareEcho, path: str, body: bytes, seconds: float, vary
 
 
 def _median_row(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """Each figure's median over the rounds (the ratio too: the median of the rounds' ratios);
-    non-2xx answers: the most in a round; ``ratios``: each round's ratio, to show the spread."""
+    """Each figure's median over the rounds (the ratios too: the median of the rounds' ratios);
+    non-2xx answers: the most in a round; ``ratios`` and ``p99_ratios``: each round's, to show
+    the spread."""
     row = {key: (max if key == "non_2xx" else statistics.median)(r[key] for r in runs)
            for key in runs[0]}
     row["ratios"] = [r["ratio"] for r in runs]
+    row["p99_ratios"] = [r["p99_ratio"] for r in runs]
     return row
 
 
-def _spread(row: dict[str, Any]) -> str:
-    """`` (rounds 0.35 to 0.45)``: the lowest and highest round's ratio, when rounds differ."""
-    ratios = row.get("ratios") or [row["ratio"]]
+def _spread(row: dict[str, Any], key: str = "ratio") -> str:
+    """`` (rounds 0.35 to 0.45)``: the lowest and highest round's ``ratio`` (or ``p99_ratio``),
+    when there were rounds."""
+    ratios = row.get(key + "s") or [row[key]]
     if len(ratios) < 2:
         return ""
     return f" (rounds {min(ratios):.2f} to {max(ratios):.2f})"
@@ -335,7 +338,8 @@ def goal_lines(results: dict[str, list[dict[str, Any]]]) -> list[str]:
             # wrk keeps every connection busy: a request waits for the ones ahead of it, so
             # latency is about connections / throughput, and a p99 ratio about 1 / rps ratio
             out.append(f"- p99 latency, {kind}, worst ({worst['op']}, {worst['case']}, {at}): "
-                       f"{worst['p99_ratio']:.2f} times the bare echo's (1 / its throughput "
+                       f"{worst['p99_ratio']:.2f} times the bare echo's"
+                       f"{_spread(worst, 'p99_ratio')} (1 / its throughput "
                        f"ratio: {1 / worst['ratio']:.2f}), goal at most 2: "
                        f"{'met' if worst['p99_ratio'] <= 2 else 'NOT met'}")
     for tier in results:

@@ -10,7 +10,10 @@ from prometheus_client import (
     CollectorRegistry,
     Counter,
     Gauge,
+    GCCollector,
     Histogram,
+    PlatformCollector,
+    ProcessCollector,
     disable_created_metrics,
     generate_latest,
 )
@@ -134,12 +137,16 @@ class Metrics:
 
 
 class ConnectionMetrics:
-    """What the HTTP protocol (``service.protocol``) counts: one set per process, as the
-    connections are the process's, not an app's."""
+    """What the HTTP protocol (``service.protocol``) counts, and the process's own figures
+    (``process_*``: CPU, memory, file descriptors; ``python_gc_*``: the garbage collector's
+    runs; ``python_info``), read when scraped: one set per process, as the connections are the
+    process's, not an app's."""
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
+        for collector in (ProcessCollector, GCCollector, PlatformCollector):
+            collector(registry=r)
         self.closed = Counter("canasta_connections_closed", "Connections the server closed or "
                               "refused before a request was answered (or before its answer "
                               "was taken), by reason: "

@@ -25,7 +25,8 @@ def test_goal_lines_show_the_median_and_the_rounds_spread() -> None:
                         "goal 0.50: NOT met")
     # p99 ratios of the rounds: 2.25, 2.5, 2.2 -> median 2.25; 1 / median rps ratio 0.41
     assert lines[1] == ("- p99 latency, REST, worst (apply, miss, none): 2.25 times the bare "
-                        "echo's (1 / its throughput ratio: 2.44), goal at most 2: NOT met")
+                        "echo's (rounds 2.20 to 2.50) (1 / its throughput ratio: 2.44), goal "
+                        "at most 2: NOT met")
 
 
 def test_goal_lines_of_one_round_have_no_spread() -> None:
