@@ -222,13 +222,35 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def app_times(log: str) -> tuple[float, float] | None:
+    """The median and p99 of the time the app itself spent on each request (``ms`` of its
+    request log lines in ``log``); None without such lines (LOG_LEVEL above info)."""
+    times = []
+    for line in log[:log.rfind("\n") + 1].splitlines():  # a line still being written: left out
+        if '"msg":"request"' in line:
+            times.append(float(json.loads(line)["ms"]))
+    if not times:
+        return None
+    times.sort()
+    return times[len(times) // 2], times[min(len(times) - 1, int(len(times) * 0.99))]
+
+
 def loaded(svc: Service | BareEcho, path: str, body: bytes, seconds: float, vary: bool,
            connections: int) -> dict[str, Any]:
-    """``wrk``'s figures plus the server's CPU time per request (one worker: the process)."""
+    """``wrk``'s figures plus the server's CPU time per request (one worker: the process) and,
+    for the service, the app's own p50 and p99 (``app_p50_ms``, ``app_p99_ms``; None for the
+    bare echo or without request log lines)."""
     assert svc.proc is not None
+    log = svc.log.fileno() if isinstance(svc, Service) else None
+    logged = os.fstat(log).st_size if log is not None else 0
     before = cpu_seconds(svc.proc.pid)
     r = wrk(svc.url + path, body, seconds, vary, connections)
     r["cpu_us"] = (cpu_seconds(svc.proc.pid) - before) / max(r["requests"], 1) * 1e6
+    times = None
+    if log is not None:  # what the server logged meanwhile, not the whole log
+        times = app_times(os.pread(log, os.fstat(log).st_size - logged, logged)
+                          .decode(errors="replace"))
+    r["app_p50_ms"], r["app_p99_ms"] = times or (None, None)
     return r
 
 
@@ -236,7 +258,8 @@ def _median_row(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Each figure's median over the rounds (the ratios too: the median of the rounds' ratios);
     non-2xx answers: the most in a round; ``ratios`` and ``p99_ratios``: each round's, to show
     the spread."""
-    row = {key: (max if key == "non_2xx" else statistics.median)(r[key] for r in runs)
+    row = {key: None if any(r[key] is None for r in runs)
+           else (max if key == "non_2xx" else statistics.median)(r[key] for r in runs)
            for key in runs[0]}
     row["ratios"] = [r["ratio"] for r in runs]
     row["p99_ratios"] = [r["p99_ratio"] for r in runs]
@@ -430,14 +453,16 @@ def main() -> int:
           "vs bare echo = requests/s over those of a bare Starlette echo of the same body on the "
           "same uvicorn (bench/bare_echo.py), same round\n")
     print("| cache tier | operation | cache | body bytes | requests/s | p50 ms | p99 ms | vs bare "
-          "echo | server CPU µs/request | requests per CPU-second |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+          "echo | server CPU µs/request | requests per CPU-second | in the app: p50 / p99 ms |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, rows in results.items():
         for r in rows:
             flag = f" ({r['non_2xx']} non-2xx)" if r["non_2xx"] else ""
+            app = ("–" if r.get("app_p99_ms") is None
+                   else f"{r['app_p50_ms']:.2f} / {r['app_p99_ms']:.2f}")
             print(f"| {name} | {r['op']} | {r['case']} | {r['bytes']} | {r['rps']:,.0f}{flag} | "
                   f"{r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['ratio']:.0%} | "
-                  f"{r['cpu_us']:,.0f} | {1e6 / r['cpu_us']:,.0f} |")
+                  f"{r['cpu_us']:,.0f} | {1e6 / r['cpu_us']:,.0f} | {app} |")
     goals = goal_lines(results)
     if goals:
         print("\nIssue 19's goals (ratios over the bare echo of the same body, same round):\n")

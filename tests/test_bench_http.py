@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.http import _median_row, goal_lines
+from bench.http import _median_row, app_times, goal_lines
 
 
 def _run(rps: float, p99: float, base_rps: float, base_p99: float) -> dict[str, Any]:
@@ -65,3 +65,39 @@ def test_pin_puts_the_servers_and_wrk_on_different_cpus() -> None:
             server.communicate(b"")
     finally:
         http.PIN.clear()
+
+
+def test_app_times_are_the_request_lines_median_and_p99() -> None:
+    lines = [f'{{"level":"info","msg":"request","op":"check","status":200,"ms":{ms}}}'
+             for ms in range(1, 201)]  # 1 .. 200 ms
+    log = "\n".join(['{"level":"info","msg":"starting","ms":999}', *lines]) + "\n"
+    assert app_times(log) == (101.0, 199.0)
+    assert app_times(log + '{"level":"info","msg":"request","ms":1') == (101.0, 199.0)
+    assert app_times('{"level":"info","msg":"starting"}\n') is None
+
+
+def test_a_measurement_of_the_service_shows_the_apps_own_time() -> None:
+    """On a real server (LOG_LEVEL=info) under wrk: the app's own p50 and p99 come from the
+    lines logged during that measurement, and no request spends longer in the app than the
+    client waited for it; the bare echo has none."""
+    import shutil
+
+    from bench import http
+    from tests.servers import Service
+
+    assert shutil.which("wrk"), "wrk (.ci/run installs it)"
+    body = http.marked({"state": http.play_state({}, actions=(10, 20))})
+    svc = Service({"LOG_LEVEL": "info", "CACHE_SIZE": "0"}).start()
+    bare = http.BareEcho().start()
+    try:
+        r = http.loaded(svc, "/v1/legal-actions", body, 1, True, 2)
+        assert r["requests"] > 10 and r["non_2xx"] == 0
+        assert 0 < r["app_p50_ms"] <= r["app_p99_ms"] <= r["p99_ms"]
+        assert r["app_p50_ms"] <= r["p50_ms"]
+        echo = http.loaded(bare, "/echo", body.replace(b"@N@", b"0"), 1, False, 2)
+        assert echo["app_p50_ms"] is None and echo["app_p99_ms"] is None
+        echo["ratio"] = echo["p99_ratio"] = 1.0
+        assert _median_row([echo, echo])["app_p99_ms"] is None  # printed as "–"
+    finally:
+        bare.stop()
+        svc.stop()
