@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import platform
-import re
 import time
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import httpx
 
 from canasta_referee.schema.models import EXAMPLE_STATE
 
-from .test_connections import service
+from .test_connections import rss, service
 
 
 def scrape(url: str) -> dict[str, float]:
@@ -40,12 +39,11 @@ def test_process_figures_are_the_servers_own() -> None:
                 assert client.post("/v1/legal-actions", json={"state": state}).status_code == 200
         m = scrape(svc.url)
         proc = Path(f"/proc/{pid}")
-        rss = int(re.search(r"VmRSS:\s+(\d+) kB", (proc / "status").read_text())
-                  .group(1)) * 1024  # type: ignore[union-attr]
+        resident = rss(svc)
         ticks = (proc / "stat").read_text().rsplit(")", 1)[1].split()
         cpu = (int(ticks[11]) + int(ticks[12])) / os.sysconf("SC_CLK_TCK")
         fds = len(os.listdir(proc / "fd"))
-    assert abs(m["process_resident_memory_bytes"] - rss) <= 0.1 * rss
+    assert abs(m["process_resident_memory_bytes"] - resident) <= 0.1 * resident
     assert 0 < m["process_cpu_seconds_total"] <= cpu + 0.05
     assert m["process_cpu_seconds_total"] >= cpu - 0.5  # the scrape and the stop came after it
     assert abs(m["process_open_fds"] - fds) <= 2  # the scrape's own connection came and went
