@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import atexit
 import logging
 import sys
+import threading
 import time
 from typing import Any
 
@@ -60,14 +63,64 @@ class JsonFormatter(logging.Formatter):
                          self.formatException(record.exc_info) if record.exc_info else None)
 
 
+class _Pending(threading.local):
+    """Request lines written while this thread runs an event loop, not yet on the stream: they
+    go out together, one write for all the requests the loop answered in one turn, instead of
+    a write (a system call) for each."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+
+_PENDING = _Pending()
+
+
+class _Handler(logging.StreamHandler):  # type: ignore[type-arg]
+    """stderr, ``JsonFormatter``; the pending request lines of this thread are written before
+    a record of its own, so that lines keep their order."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if _PENDING.lines:
+            self.write_pending()
+        super().emit(record)
+
+    def write_pending(self) -> None:
+        """Write this thread's pending lines, if any, in one write."""
+        lines = _PENDING.lines
+        if not lines:
+            return
+        text = "".join(lines)
+        lines.clear()
+        try:
+            with self.lock:  # type: ignore[union-attr]  # made by the handler's __init__
+                self.stream.write(text)
+                self.stream.flush()
+        except Exception:  # noqa: BLE001  # a stream that fails: logging reports it its way
+            self.handleError(logging.makeLogRecord({"msg": text.rstrip("\n")}))
+
+    def write(self, line: str) -> None:
+        """Write ``line`` (ending in a newline): with an event loop running in this thread, at
+        the end of the loop's turn, together with the other lines of that turn; else now."""
+        lines = _PENDING.lines
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            lines.append(line)
+            self.write_pending()
+            return
+        lines.append(line)
+        if len(lines) == 1:
+            loop.call_soon(self.write_pending)
+
+
 #: the handler ``setup`` installed (stderr, ``JsonFormatter``): ``info`` writes to it directly
-_HANDLER: logging.StreamHandler[Any] | None = None
+_HANDLER: _Handler | None = None
 
 
 def setup(level: str) -> None:
     """Send the ``canasta`` loggers (and uvicorn's) as JSON lines to stderr."""
     global _HANDLER
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _Handler(sys.stderr)
     handler.setFormatter(JsonFormatter())
     for name in ("canasta", "uvicorn", "uvicorn.error"):
         logger = logging.getLogger(name)
@@ -75,6 +128,13 @@ def setup(level: str) -> None:
         logger.setLevel(level.upper())
         logger.propagate = False
     _HANDLER = handler
+
+
+@atexit.register
+def _write_pending() -> None:
+    """Lines a loop left pending when it stopped (at exit, in the thread that exits)."""
+    if _HANDLER is not None:
+        _HANDLER.write_pending()
 
 
 def _only_handler(logger: logging.Logger) -> logging.Handler | None:
@@ -115,20 +175,14 @@ class Lines:
         """Log the line of ``values`` (for ``names``) and ``value`` (for ``last``). While the
         logger's one handler is the one ``setup`` installed (no filters, as the service runs),
         the line is written to it directly: a ``LogRecord`` and the logging module's path cost
-        about as much as the rest of a small request. A logger configured otherwise (an
-        embedding application's handlers) gets the record."""
+        about as much as the rest of a small request; and while an event loop runs, the lines
+        of one turn of the loop are written together (``_Handler.write``). A logger configured
+        otherwise (an embedding application's handlers) gets the record."""
         handler = _HANDLER
         if (handler is not None and _only_handler(self.logger) is handler
                 and handler.level <= logging.INFO):
-            try:
-                line = self.text(time.time(), values, value)
-                stream = handler.stream
-                with handler.lock:  # type: ignore[union-attr]  # made by the handler's __init__
-                    stream.write(line)
-                    stream.flush()
-                return
-            except Exception:  # noqa: BLE001  # a stream that fails: logging reports it its way
-                pass
+            handler.write(self.text(time.time(), values, value))
+            return
         self.logger.info(self.msg, extra={"fields": self.fields(values, value)})
 
     def fields(self, values: tuple[Any, ...], value: Any) -> dict[str, Any]:

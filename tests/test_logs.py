@@ -4,6 +4,7 @@ logging module's way whenever the logger is configured otherwise."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import logging
@@ -39,12 +40,25 @@ def stream(monkeypatch: pytest.MonkeyPatch) -> Iterator[io.StringIO]:
         logger.handlers[:], logger.level, logger.propagate = handlers, level, propagate
 
 
+def ours_alone(monkeypatch: pytest.MonkeyPatch) -> logs._Handler:
+    """The handler ``setup`` installed, alone on the ``canasta`` logger again for this test:
+    pytest's log capture adds its handlers to every logger that does not propagate, and with
+    them there the request lines take the logging module's way."""
+    handler = logs._HANDLER
+    assert handler is not None
+    monkeypatch.setattr(logging.getLogger("canasta"), "handlers", [handler])
+    assert logs._only_handler(logging.getLogger("canasta.http")) is handler
+    return handler
+
+
 def lines(out: io.StringIO) -> list[dict[str, object]]:
     return [json.loads(line) for line in out.getvalue().splitlines()]
 
 
-def test_a_request_line_is_the_line_the_logging_module_writes(stream: io.StringIO) -> None:
+def test_a_request_line_is_the_line_the_logging_module_writes(
+        stream: io.StringIO, monkeypatch: pytest.MonkeyPatch) -> None:
     log = logging.getLogger("canasta.http")
+    ours_alone(monkeypatch)
     request_lines().info(VALUES, FIELDS["ms"])
     log.info("request", extra={"fields": FIELDS})
     direct, logged = lines(stream)
@@ -106,7 +120,8 @@ def test_a_logger_configured_otherwise_gets_the_record(stream: io.StringIO) -> N
     assert [line["msg"] for line in lines(stream)] == ["request"]  # and on to setup's handler
 
 
-def test_a_filter_is_obeyed(stream: io.StringIO) -> None:
+def test_a_filter_is_obeyed(stream: io.StringIO, monkeypatch: pytest.MonkeyPatch) -> None:
+    ours_alone(monkeypatch)
     log = logging.getLogger("canasta.http")
     drop = logging.Filter("somewhere.else")  # lets no record of canasta.http through
     for where in (log, logs._HANDLER):
@@ -123,12 +138,92 @@ def test_a_filter_is_obeyed(stream: io.StringIO) -> None:
 
 def test_a_failing_stream_is_reported_the_logging_way(
         stream: io.StringIO, monkeypatch: pytest.MonkeyPatch) -> None:
-    handler = logs._HANDLER
-    assert handler is not None
+    handler = ours_alone(monkeypatch)
     broken = io.StringIO()
     broken.close()  # writing raises ValueError
     monkeypatch.setattr(handler, "stream", broken)
     errors = io.StringIO()
     monkeypatch.setattr(sys, "stderr", errors)  # where logging's handleError reports
     request_lines().info(VALUES, FIELDS["ms"])  # does not raise
-    assert "Logging error" in errors.getvalue()
+    assert errors.getvalue().count("Logging error") == 1
+
+    async def in_a_loop() -> None:
+        request_lines().info(VALUES, FIELDS["ms"])
+        await asyncio.sleep(0)  # the turn's write fails in the loop's callback: reported too
+
+    asyncio.run(in_a_loop())
+    assert errors.getvalue().count("Logging error") == 2
+
+
+class CountingStream(io.StringIO):
+    """A stream that counts its writes (a write to stderr is a system call)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes = 0
+
+    def write(self, text: str) -> int:
+        self.writes += 1
+        return super().write(text)
+
+
+def test_a_loop_s_turn_writes_its_request_lines_at_once(stream: io.StringIO,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """While an event loop runs, the lines of one turn go out in one write, at the end of the
+    turn, in order; outside a loop each at once."""
+    handler = ours_alone(monkeypatch)
+    counted = CountingStream()
+    monkeypatch.setattr(handler, "stream", counted)
+    made = request_lines()
+
+    async def requests() -> list[tuple[int, int]]:
+        seen = []
+        for turn in range(3):
+            for i in range(5):
+                made.info(VALUES, turn * 10 + i)
+            seen.append((counted.writes, len(counted.getvalue().splitlines())))
+            await asyncio.sleep(0)  # the loop turns
+        return seen
+
+    assert asyncio.run(requests()) == [(0, 0), (1, 5), (2, 10)]
+    assert counted.writes == 3
+    assert [line["ms"] for line in lines(counted)] == [t * 10 + i for t in range(3)
+                                                       for i in range(5)]
+    made.info(VALUES, 99)  # no loop: written at once
+    assert counted.writes == 4 and lines(counted)[-1]["ms"] == 99
+
+
+def test_a_record_logged_meanwhile_comes_after_the_pending_lines(
+        stream: io.StringIO, monkeypatch: pytest.MonkeyPatch) -> None:
+    ours_alone(monkeypatch)
+    made = request_lines()
+
+    async def request_then_error() -> None:
+        made.info(VALUES, 1)
+        made.info(VALUES, 2)
+        logging.getLogger("canasta.service").error("unexpected error")  # the logging module's way
+        made.info(VALUES, 3)
+
+    asyncio.run(request_then_error())
+    assert [line.get("ms", line["msg"]) for line in lines(stream)] == [1, 2, "unexpected error", 3]
+
+
+def test_lines_pending_when_a_loop_stops_are_written_at_exit(
+        stream: io.StringIO, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line whose loop stopped before its turn ended is written when the process exits (or
+    before the next record)."""
+    ours_alone(monkeypatch)
+    loop = asyncio.new_event_loop()
+
+    async def one() -> None:
+        request_lines().info(VALUES, 7)
+        loop.stop()  # the turn ends, the loop stops; the scheduled write never runs
+
+    try:
+        loop.create_task(one())
+        loop.run_forever()
+    finally:
+        loop.close()
+    written = stream.getvalue()
+    logs._write_pending()  # what atexit calls
+    assert written == "" and [line["ms"] for line in lines(stream)] == [7]
