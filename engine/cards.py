@@ -7,6 +7,7 @@ multiset: a tuple of 53 counts indexed by card (see ``Counts``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
 RANKS: Final = "23456789TJQKA"
@@ -98,7 +99,23 @@ def is_real_sequence(cards: tuple[int, ...]) -> bool:
 _RANK_OF: Final = {**{r: i for i, r in enumerate(RANKS)}, "wild": WILD_RANK, "real": REAL}
 
 
+#: the native counter the service installed (``count_with``), if any
+_native_counts: Callable[..., Counts] | None = None
+
+
+def count_with(native: Callable[..., Counts] | None) -> None:
+    """Let ``counts_of(cards)`` call ``native(N_CARDS, cards)``, which must give what it gives
+    (schema/_read.c's ``counts``: compiled, a hand of a six-player state in about half the
+    instructions); None: counted here again."""
+    global _native_counts
+    _native_counts = native
+
+
 def counts_of(cards: tuple[int, ...]) -> Counts:
+    """How often each card is in ``cards``: the hand as the engine keeps it."""
+    native = _native_counts
+    if native is not None:
+        return native(N_CARDS, cards)
     c = [0] * N_CARDS
     for card in cards:  # not ``c[card] += 1``: mypyc compiles that to a generic object add
         c[card] = c[card] + 1

@@ -816,6 +816,60 @@ static PyObject *set_cards(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(counts_doc,
+"counts(size, *hands): how often each card number 0 .. size-1 is in the tuples hands, all\n"
+"together; a tuple of size counts (engine.cards.counts_of and counts_in, which call it where\n"
+"it is installed). size at most 256; a card that is not an int in 0 .. size-1 is an\n"
+"IndexError.");
+
+static PyObject *counts(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs < 1 || !PyLong_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "counts(size: int, *hands: tuple[int, ...])");
+        return NULL;
+    }
+    Py_ssize_t size = PyLong_AsSsize_t(args[0]);
+    if (size < 0 || size > 256) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "counts: size in 0..256");
+        return NULL;
+    }
+    Py_ssize_t tally[256] = {0};
+    for (Py_ssize_t h = 1; h < nargs; h++) {
+        PyObject *cards = args[h];
+        if (!PyTuple_Check(cards)) {
+            PyErr_SetString(PyExc_TypeError, "counts: every hand a tuple of card numbers");
+            return NULL;
+        }
+        Py_ssize_t n = PyTuple_GET_SIZE(cards);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *card = PyTuple_GET_ITEM(cards, i);
+            long c;
+            if (!PyLong_Check(card) || (c = PyLong_AsLong(card)) < 0 || c >= size) {
+                if (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_OverflowError)) {
+                    PyErr_Clear();
+                    PyErr_SetString(PyExc_IndexError, "counts: a card number out of range");
+                }
+                return NULL;
+            }
+            tally[c]++;
+        }
+    }
+    PyObject *out = PyTuple_New(size);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t c = 0; c < size; c++) {
+        PyObject *count = tally[c] < 256 ? Py_NewRef(number[tally[c]])
+                                         : PyLong_FromSsize_t(tally[c]);
+        if (count == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, c, count);
+    }
+    return out;
+}
+
 /* the interned words; 0, or -1 with an exception */
 int read_init(void) {
     for (int i = 0; i < 256; i++)
@@ -835,5 +889,6 @@ int read_init(void) {
 PyMethodDef read_methods[] = {
     {"read_request", read_request, METH_VARARGS, read_request_doc},
     {"set_cards", set_cards, METH_VARARGS, set_cards_doc},
+    {"counts", (PyCFunction)(void (*)(void))counts, METH_FASTCALL, counts_doc},
     {NULL, NULL, 0, NULL},
 };

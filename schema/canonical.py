@@ -18,7 +18,7 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 from msgspec.structs import asdict
 
-from canasta_referee.engine.cards import N_CARDS, card_code, parse_card
+from canasta_referee.engine.cards import N_CARDS, card_code, count_with, parse_card
 
 from . import models
 
@@ -32,6 +32,7 @@ except ImportError:  # an editable install, a pure-Python wheel, no C compiler
 else:
     _text.set_cards({code: parse_card(code) for code in models.CANONICAL_CARDS})
     _native = _text.read_request
+    count_with(_text.counts)  # hands counted in C too (tests/test_read.py)
 
 #: "native" when the native reader of canonical requests is installed, else "msgspec"
 READER = "msgspec" if _native is None else "native"

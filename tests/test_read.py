@@ -19,13 +19,15 @@ import random
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import orjson
 import pytest
 
 from canasta_referee.engine import VARIANTS
-from canasta_referee.engine.cards import parse_card
+from canasta_referee.engine import cards as engine_cards
+from canasta_referee.engine.cards import N_CARDS, parse_card
 from canasta_referee.schema import canonical, handlers, models
 from tests import memcheck
 from tests.test_canonical import BOUNDS, JSON_TEXTS, _op_for, _requests, _set, mutate
@@ -37,12 +39,18 @@ UNDER_MEMCHECK = bool(os.environ.get("READ_UNDER_MEMCHECK"))
 
 
 @pytest.fixture(scope="module")
-def native(tmp_path_factory: pytest.TempPathFactory) -> Reader:
-    """``read_request`` compiled from schema/_read.c into a temporary folder, its card table set
-    as schema/canonical.py sets it."""
+def native_module(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    """The native module compiled from schema/_text.c and _read.c into a temporary folder, its
+    card table set as schema/canonical.py sets it."""
     module = memcheck.native_module(tmp_path_factory.mktemp("native"))
     module.set_cards({code: parse_card(code) for code in models.CANONICAL_CARDS})
-    reader: Reader = module.read_request
+    return module
+
+
+@pytest.fixture(scope="module")
+def native(native_module: ModuleType) -> Reader:
+    """``read_request`` of the native module."""
+    reader: Reader = native_module.read_request
     return reader
 
 
@@ -245,6 +253,71 @@ def test_native_reader_refuses_what_it_is_not_made_for(native: Reader) -> None:
         native(b"{}", 3)
     with pytest.raises(TypeError):
         native("{}", 0)  # type: ignore[arg-type]
+
+
+def counted_here(*hands: tuple[int, ...]) -> tuple[int, ...]:
+    """Each card's count in all of ``hands`` together, by ``counts_of`` with no native counter
+    installed."""
+    native, engine_cards._native_counts = engine_cards._native_counts, None
+    try:
+        return engine_cards.counts_of(tuple(card for hand in hands for card in hand))
+    finally:
+        engine_cards._native_counts = native
+
+
+def test_native_counts_are_the_engine_s_counts(native_module: ModuleType) -> None:
+    """schema/_read.c's ``counts`` gives ``engine.cards.counts_of``'s counts: hands of every
+    size the wire allows (up to 500 cards), a card held up to 300 times; and of several hands
+    at once, their counts added."""
+    rng = random.Random("native-counts")
+    hands: list[tuple[int, ...]] = [(), (0,), (N_CARDS - 1,), tuple(range(N_CARDS)),
+                                    (7,) * 255, (7,) * 256, (7,) * 300]
+    for _ in range(300 if UNDER_MEMCHECK else 3000):
+        hands.append(tuple(rng.randrange(N_CARDS) for _ in range(rng.choice((11, 15, 40, 500)))))
+    for hand in hands:
+        assert native_module.counts(N_CARDS, hand) == counted_here(hand), hand
+    assert native_module.counts(N_CARDS) == counted_here() == (0,) * N_CARDS
+    for _ in range(300):
+        some = rng.sample(hands, rng.randint(2, 9))
+        assert native_module.counts(N_CARDS, *some) == counted_here(*some)
+
+
+def test_native_counts_refuse_what_is_not_a_hand(native_module: ModuleType) -> None:
+    counts = native_module.counts
+    for hand in ((N_CARDS,), (-1,), (1 << 70,), (0, "AS"), (0, 1.0)):
+        with pytest.raises(IndexError):
+            counts(N_CARDS, (1, 2), hand)
+    for bad in (([0, 1],), ((0,), None), ()):
+        with pytest.raises(TypeError):
+            counts(*bad)
+    with pytest.raises(TypeError):
+        counts("53", (0,))
+    for size in (-1, 257, 1 << 70):
+        with pytest.raises((ValueError, OverflowError)):
+            counts(size, (0,))
+    assert counts(256, (0, 255), (255,))[255] == 2 and counts(0) == ()
+
+
+def test_the_engine_counts_with_the_counter_installed(native_module: ModuleType) -> None:
+    """``count_with`` (schema/canonical.py installs the native ``counts`` where it is built):
+    ``counts_of`` asks it, with the engine's number of cards; ``count_with(None)`` counts in
+    the engine again."""
+    asked: list[tuple[int, tuple[int, ...]]] = []
+
+    def spy(size: int, hand: tuple[int, ...]) -> tuple[int, ...]:
+        asked.append((size, hand))
+        answer: tuple[int, ...] = native_module.counts(size, hand)
+        return answer
+
+    installed = engine_cards._native_counts
+    try:
+        engine_cards.count_with(spy)
+        assert engine_cards.counts_of((3, 3, 52)) == counted_here((3, 3, 52))
+        assert asked == [(N_CARDS, (3, 3, 52))]
+        engine_cards.count_with(None)
+        assert engine_cards.counts_of((3,))[3] == 1 and len(asked) == 1
+    finally:
+        engine_cards.count_with(installed)
 
 
 def test_native_reader_has_no_memory_errors_under_memcheck(tmp_path: Path) -> None:
