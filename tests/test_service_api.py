@@ -425,6 +425,7 @@ def test_one_json_log_line_per_request(capsys: pytest.CaptureFixture[str]) -> No
     assert [(r["path"], r["status"], r["cache"]) for r in requests] == [
         ("/v1/legal-actions", 200, "miss"), ("/nowhere", 404, None)]
     assert requests[0]["op"] == "legal-actions" and requests[0]["ms"] > 0
+    assert all(round(r["ms"], 3) == r["ms"] for r in requests)  # to the microsecond
     assert requests[0]["level"] == "info" and requests[0]["ts"].endswith("Z")
 
 
