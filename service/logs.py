@@ -181,8 +181,13 @@ class Lines:
         handler = _HANDLER
         if (handler is not None and _only_handler(self.logger) is handler
                 and handler.level <= logging.INFO):
-            handler.write(self.text(time.time(), values, value))
-            return
+            try:
+                line = self.text(time.time(), values, value)
+            except Exception:  # noqa: BLE001  # a value orjson refuses: logging reports it its way
+                pass
+            else:
+                handler.write(line)
+                return
         self.logger.info(self.msg, extra={"fields": self.fields(values, value)})
 
     def fields(self, values: tuple[Any, ...], value: Any) -> dict[str, Any]:

@@ -227,3 +227,16 @@ def test_lines_pending_when_a_loop_stops_are_written_at_exit(
     written = stream.getvalue()
     logs._write_pending()  # what atexit calls
     assert written == "" and [line["ms"] for line in lines(stream)] == [7]
+
+
+def test_a_line_orjson_refuses_does_not_raise(stream: io.StringIO,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A value the line cannot hold (a lone surrogate in a path) is reported the logging way;
+    the request it belongs to goes on."""
+    ours_alone(monkeypatch)
+    errors = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", errors)  # where logging's handleError reports
+    request_lines().info(("GET", "/\udcff", "other", 404, None), 1.0)
+    assert "Logging error" in errors.getvalue() and stream.getvalue() == ""
+    request_lines().info(VALUES, 2.0)
+    assert [line["ms"] for line in lines(stream)] == [2.0]
