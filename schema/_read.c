@@ -818,9 +818,8 @@ static PyObject *set_cards(PyObject *self, PyObject *args) {
 
 PyDoc_STRVAR(counts_doc,
 "counts(size, *hands): how often each card number 0 .. size-1 is in the tuples hands, all\n"
-"together; a tuple of size counts (engine.cards.counts_of and counts_in, which call it where\n"
-"it is installed). size at most 256; a card that is not an int in 0 .. size-1 is an\n"
-"IndexError.");
+"together; a tuple of size counts (engine.cards.counts_of calls it where it is installed).\n"
+"size at most 256; a card that is not an int in 0 .. size-1 is an IndexError.");
 
 static PyObject *counts(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;

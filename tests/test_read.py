@@ -258,11 +258,12 @@ def test_native_reader_refuses_what_it_is_not_made_for(native: Reader) -> None:
 def counted_here(*hands: tuple[int, ...]) -> tuple[int, ...]:
     """Each card's count in all of ``hands`` together, by ``counts_of`` with no native counter
     installed."""
-    native, engine_cards._native_counts = engine_cards._native_counts, None
+    installed = engine_cards._native_counts
+    engine_cards.count_with(None)
     try:
         return engine_cards.counts_of(tuple(card for hand in hands for card in hand))
     finally:
-        engine_cards._native_counts = native
+        engine_cards.count_with(installed)
 
 
 def test_native_counts_are_the_engine_s_counts(native_module: ModuleType) -> None:
