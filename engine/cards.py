@@ -8,7 +8,7 @@ multiset: a tuple of 53 counts indexed by card (see ``Counts``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final
 
 RANKS: Final = "23456789TJQKA"
 SUITS: Final = "SHDC"
@@ -99,16 +99,27 @@ def is_real_sequence(cards: tuple[int, ...]) -> bool:
 _RANK_OF: Final = {**{r: i for i, r in enumerate(RANKS)}, "wild": WILD_RANK, "real": REAL}
 
 
-#: the native counter the service installed (``count_with``), if any
+#: the native counter and copy check the service installed (``count_with``), if any
 _native_counts: Callable[..., Counts] | None = None
+_native_over: Callable[[tuple[int, ...], list[Any]], bool] | None = None
 
 
-def count_with(native: Callable[..., Counts] | None) -> None:
+def count_with(native: Callable[..., Counts] | None,
+               over: Callable[[tuple[int, ...], list[Any]], bool] | None = None) -> None:
     """Let ``counts_of(cards)`` call ``native(N_CARDS, cards)``, which must give what it gives
     (schema/_read.c's ``counts``: compiled, a hand of a six-player state in about half the
-    instructions); None: counted here again."""
-    global _native_counts
+    instructions), and ``copies_over`` call ``over``; None: counted here again."""
+    global _native_counts, _native_over
     _native_counts = native
+    _native_over = over
+
+
+def copies_over(copies: tuple[int, ...], seen: list[Any]) -> bool | None:
+    """Whether some card is among the cards of ``seen`` (tuples, each ending in a tuple of
+    cards) more often than ``copies`` (by card) allows, asked of the native check installed
+    with ``count_with`` (schema/_read.c's ``over``); None where none is."""
+    over = _native_over
+    return None if over is None else over(copies, seen)
 
 
 def counts_of(cards: tuple[int, ...]) -> Counts:

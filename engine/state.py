@@ -15,9 +15,6 @@ DRAW: Final = "draw"
 PLAY: Final = "play"
 ANSWER: Final = "answer"
 OVER: Final = "over"
-_WILD_CARDS: Final = frozenset(c for c in range(JOKER + 1) if is_wild(c))
-_RED_THREES: Final = frozenset(c for c in range(JOKER + 1) if is_red_three(c))
-_BLACK_THREES: Final = frozenset(c for c in range(JOKER + 1) if is_black_three(c))
 # a named tuple's own ``__new__`` is Python (a frame per call, even compiled): hot code makes
 # its tuples with ``tuple.__new__``, the C function that one calls
 new_tuple: Final = tuple.__new__
@@ -81,9 +78,13 @@ def pile_of(cards: tuple[int, ...], freeze_on_wild: bool = True,
     """A known pile; frozen for everyone while a red three (turned up at the deal), a wild card
     or a black three lies in it, where these freeze it (pagat "Frozen Discard Pile"; Canastra rule text
     'Häufige Varianten: Einfrierregeln')."""
-    frozen = ((freeze_on_wild and not _WILD_CARDS.isdisjoint(cards))
-              or (freeze_on_red_three and not _RED_THREES.isdisjoint(cards))
-              or (freeze_on_black_three and not _BLACK_THREES.isdisjoint(cards)))
+    frozen = False
+    for card in cards:  # compiled: an int compare or two a card, where three set.isdisjoint
+        if (card < 8 or card == JOKER) and (  # hashed each card; twos, threes, the joker only
+                (freeze_on_wild and is_wild(card)) or (freeze_on_red_three and is_red_three(card))
+                or (freeze_on_black_three and is_black_three(card))):
+            frozen = True
+            break
     pile: Pile = new_tuple(Pile, (cards, cards[-1] if cards else None, len(cards), frozen))
     return pile
 

@@ -22,6 +22,7 @@ from .cards import (
     Counts,
     card_code,
     cards_of,
+    copies_over,
     counts_of,
     is_black_three,
     is_real_sequence,
@@ -296,7 +297,7 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
         total += len(cards)
         read.pile = cards
         seen.append(("/discard", -1, "", cards))
-        if not bonus_cards.isdisjoint(cards):
+        if _has_three(cards) and not bonus_cards.isdisjoint(cards):
             plain_below = False
             for j, card in enumerate(cards):
                 if card in bonus_cards and (plain_below or j == len(cards) - 1
@@ -348,6 +349,15 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
     _check_turn(rules, data, turn, add)
     _check_history(rules, data, turn, read, add)
     return read
+
+
+def _has_three(cards: tuple[int, ...]) -> bool:
+    """Whether a three (the only bonus cards, ``RuleSet.bonus_cards``) is among ``cards``:
+    compiled, two int compares a card, where ``set.isdisjoint`` hashes each."""
+    for card in cards:  # noqa: SIM110  # not any(): compiled, its generator costs more
+        if card >> 2 == THREE:
+            return True
+    return False
 
 
 def _check_history(rules: RuleSet, data: Data, turn: Data, read: _Read, add: Any) -> None:
@@ -438,9 +448,13 @@ def _history(path: str, en: str, de: str) -> Problem:
 
 
 def _too_many_copies(rules: RuleSet, seen: list[Seen]) -> bool:
-    """Whether some card shows more often than the deck holds it. With up to three packs, the
+    """Whether some card shows more often than the deck holds it: counted in C where the
+    service installed its check (``cards.count_with``); else, with up to three packs, the
     cards seen once, twice and three times are three bit sets (compiled: a few int operations
     per card, where a list of counts costs a read, a write and their boxing)."""
+    native = copies_over(rules.copies, seen)
+    if native is not None:
+        return native
     packs = rules.packs
     if packs > 3:
         return _tally_over(rules, seen)

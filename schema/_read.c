@@ -247,10 +247,23 @@ static PyObject *name(Src *s) {
     return PyUnicode_FromStringAndSize(t.text, t.len);
 }
 
+/* an empty dict with room for n keys: sized once, where PyDict_New's grows twice for a state's
+   dozen keys and three times for a turn's 17 (each growth inserts every key again). The sizing
+   call is CPython's own, outside its stable API (in its headers from 3.11 to 3.14 at least):
+   after those, PyDict_New. */
+static PyObject *new_dict(int n) {
+#if PY_VERSION_HEX < 0x030F0000
+    return _PyDict_NewPresized(n);
+#else
+    (void)n;
+    return PyDict_New();
+#endif
+}
+
 /* a dict of the given keys and values (new references, all set), in that order; the values
    are released either way */
 static PyObject *dict_of(const enum Word *keys, PyObject **values, int n) {
-    PyObject *out = PyDict_New();
+    PyObject *out = new_dict(n);
     for (int i = 0; i < n; i++) {
         if (out && PyDict_SetItem(out, word[keys[i]], values[i]) < 0)
             Py_CLEAR(out);
@@ -816,6 +829,44 @@ static PyObject *set_cards(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* CPython keeps the ints 0 .. 256 as one array of objects: where read_init found number[] to be
+   that array, a card number in 0 .. 255 is told by its address, without PyLong_AsLong (about
+   30 instructions a card); anything else is read the general way */
+static uintptr_t small_first, small_last, small_step;
+
+/* the card number of o, 0 .. size-1; -1 with an IndexError for anything else */
+static inline long card_of(PyObject *o, Py_ssize_t size) {
+    uintptr_t at = (uintptr_t)o;
+    long c;
+    if (small_step && at >= small_first && at <= small_last && (at - small_first) % small_step == 0)
+        c = (long)((at - small_first) / small_step);
+    else if (!PyLong_Check(o) || (c = PyLong_AsLong(o)) < 0)
+        c = size;  /* not an int, too large for a long (OverflowError, replaced), negative */
+    if (c >= size) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_IndexError, "a card number out of range");
+        return -1;
+    }
+    return c;
+}
+
+/* adds how often each card is in the tuple cards to tally[0 .. size-1]; 0, or -1 with an
+   exception */
+static int tally_cards(PyObject *cards, Py_ssize_t size, Py_ssize_t *tally, const char *what) {
+    if (!PyTuple_Check(cards)) {
+        PyErr_Format(PyExc_TypeError, "%s: a tuple of card numbers is expected", what);
+        return -1;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(cards);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long c = card_of(PyTuple_GET_ITEM(cards, i), size);
+        if (c < 0)
+            return -1;
+        tally[c]++;
+    }
+    return 0;
+}
+
 PyDoc_STRVAR(counts_doc,
 "counts(size, *hands): how often each card number 0 .. size-1 is in the tuples hands, all\n"
 "together; a tuple of size counts (engine.cards.counts_of calls it where it is installed).\n"
@@ -833,27 +884,11 @@ static PyObject *counts(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             PyErr_SetString(PyExc_ValueError, "counts: size in 0..256");
         return NULL;
     }
-    Py_ssize_t tally[256] = {0};
-    for (Py_ssize_t h = 1; h < nargs; h++) {
-        PyObject *cards = args[h];
-        if (!PyTuple_Check(cards)) {
-            PyErr_SetString(PyExc_TypeError, "counts: every hand a tuple of card numbers");
+    Py_ssize_t tally[256];
+    memset(tally, 0, (size_t)size * sizeof tally[0]);
+    for (Py_ssize_t h = 1; h < nargs; h++)
+        if (tally_cards(args[h], size, tally, "counts") < 0)
             return NULL;
-        }
-        Py_ssize_t n = PyTuple_GET_SIZE(cards);
-        for (Py_ssize_t i = 0; i < n; i++) {
-            PyObject *card = PyTuple_GET_ITEM(cards, i);
-            long c;
-            if (!PyLong_Check(card) || (c = PyLong_AsLong(card)) < 0 || c >= size) {
-                if (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_OverflowError)) {
-                    PyErr_Clear();
-                    PyErr_SetString(PyExc_IndexError, "counts: a card number out of range");
-                }
-                return NULL;
-            }
-            tally[c]++;
-        }
-    }
     PyObject *out = PyTuple_New(size);
     if (out == NULL)
         return NULL;
@@ -869,11 +904,72 @@ static PyObject *counts(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
+PyDoc_STRVAR(over_doc,
+"over(copies, seen): whether some card is among the cards of seen more often than copies\n"
+"allows it (copies[c]: the copies of card number c the deck holds). seen: a list of tuples,\n"
+"each ending in a tuple of card numbers (engine.wire's list of the cards a state shows). A\n"
+"card that is not an int in 0 .. len(copies)-1 is an IndexError; len(copies) at most 256.");
+
+/* the copies tuple last read, held so that its address names it, and its values */
+static PyObject *last_copies;
+static Py_ssize_t limits[256];
+
+static PyObject *over(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *copies, *seen;
+    if (!PyArg_ParseTuple(args, "O!O!:over", &PyTuple_Type, &copies, &PyList_Type, &seen))
+        return NULL;
+    Py_ssize_t size = PyTuple_GET_SIZE(copies);
+    if (size > 256) {
+        PyErr_SetString(PyExc_ValueError, "over: at most 256 copies");
+        return NULL;
+    }
+    if (copies != last_copies) {
+        for (Py_ssize_t c = 0; c < size; c++) {
+            PyObject *n = PyTuple_GET_ITEM(copies, c);
+            if (!PyLong_Check(n) || (limits[c] = PyLong_AsSsize_t(n)) < 0) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_ValueError, "over: copies: ints from 0");
+                Py_CLEAR(last_copies);
+                return NULL;
+            }
+        }
+        Py_INCREF(copies);
+        Py_XSETREF(last_copies, copies);
+    }
+    Py_ssize_t tally[256];
+    memset(tally, 0, (size_t)size * sizeof tally[0]);
+    Py_ssize_t n = PyList_GET_SIZE(seen);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *where = PyList_GET_ITEM(seen, i);
+        if (!PyTuple_Check(where) || PyTuple_GET_SIZE(where) == 0) {
+            PyErr_SetString(PyExc_TypeError, "over: seen: tuples ending in a tuple of cards");
+            return NULL;
+        }
+        if (tally_cards(PyTuple_GET_ITEM(where, PyTuple_GET_SIZE(where) - 1), size, tally,
+                        "over") < 0)
+            return NULL;
+    }
+    for (Py_ssize_t c = 0; c < size; c++)
+        if (tally[c] > limits[c])
+            Py_RETURN_TRUE;
+    Py_RETURN_FALSE;
+}
+
 /* the interned words; 0, or -1 with an exception */
 int read_init(void) {
     for (int i = 0; i < 256; i++)
         if ((number[i] = PyLong_FromLong(i)) == NULL)
             return -1;
+    uintptr_t step = (uintptr_t)number[1] - (uintptr_t)number[0];
+    int one_array = number[1] > number[0];
+    for (int i = 1; one_array && i < 256; i++)
+        one_array = (uintptr_t)number[i] == (uintptr_t)number[0] + (uintptr_t)i * step;
+    if (one_array) {
+        small_first = (uintptr_t)number[0];
+        small_last = (uintptr_t)number[255];
+        small_step = step;
+    }
     for (int w = 0; w < N_WORDS; w++)
         if ((word[w] = PyUnicode_InternFromString(WORDS[w])) == NULL)
             return -1;
@@ -889,5 +985,6 @@ PyMethodDef read_methods[] = {
     {"read_request", read_request, METH_VARARGS, read_request_doc},
     {"set_cards", set_cards, METH_VARARGS, set_cards_doc},
     {"counts", (PyCFunction)(void (*)(void))counts, METH_FASTCALL, counts_doc},
+    {"over", over, METH_VARARGS, over_doc},
     {NULL, NULL, 0, NULL},
 };

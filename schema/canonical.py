@@ -32,7 +32,7 @@ except ImportError:  # an editable install, a pure-Python wheel, no C compiler
 else:
     _text.set_cards({code: parse_card(code) for code in models.CANONICAL_CARDS})
     _native = _text.read_request
-    count_with(_text.counts)  # hands counted in C too (tests/test_read.py)
+    count_with(_text.counts, _text.over)  # hands and copies counted in C (tests/test_read.py)
 
 #: "native" when the native reader of canonical requests is installed, else "msgspec"
 READER = "msgspec" if _native is None else "native"

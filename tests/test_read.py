@@ -13,11 +13,13 @@ here from the checkout's sources, as bench/compiled.py builds it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -25,11 +27,13 @@ from typing import Any
 import orjson
 import pytest
 
-from canasta_referee.engine import VARIANTS
+from canasta_referee.engine import VARIANTS, rules_for, state_to_data, wire
 from canasta_referee.engine import cards as engine_cards
 from canasta_referee.engine.cards import N_CARDS, parse_card
+from canasta_referee.engine.rules import RuleSet
 from canasta_referee.schema import canonical, handlers, models
 from tests import memcheck
+from tests.playout import playout
 from tests.test_canonical import BOUNDS, JSON_TEXTS, _op_for, _requests, _set, mutate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -255,15 +259,24 @@ def test_native_reader_refuses_what_it_is_not_made_for(native: Reader) -> None:
         native("{}", 0)  # type: ignore[arg-type]
 
 
+@contextlib.contextmanager
+def counters(counts: Callable[..., tuple[int, ...]] | None,
+             over: Callable[[tuple[int, ...], list[Any]], bool] | None = None) -> Iterator[None]:
+    """The engine's native counter and copy check set to ``counts`` and ``over`` (None: the
+    engine counts itself), as they were again afterwards."""
+    installed = engine_cards._native_counts, engine_cards._native_over
+    engine_cards.count_with(counts, over)
+    try:
+        yield
+    finally:
+        engine_cards.count_with(*installed)
+
+
 def counted_here(*hands: tuple[int, ...]) -> tuple[int, ...]:
     """Each card's count in all of ``hands`` together, by ``counts_of`` with no native counter
     installed."""
-    installed = engine_cards._native_counts
-    engine_cards.count_with(None)
-    try:
+    with counters(None):
         return engine_cards.counts_of(tuple(card for hand in hands for card in hand))
-    finally:
-        engine_cards.count_with(installed)
 
 
 def test_native_counts_are_the_engine_s_counts(native_module: ModuleType) -> None:
@@ -310,15 +323,114 @@ def test_the_engine_counts_with_the_counter_installed(native_module: ModuleType)
         answer: tuple[int, ...] = native_module.counts(size, hand)
         return answer
 
-    installed = engine_cards._native_counts
-    try:
-        engine_cards.count_with(spy)
+    with counters(spy):
         assert engine_cards.counts_of((3, 3, 52)) == counted_here((3, 3, 52))
         assert asked == [(N_CARDS, (3, 3, 52))]
-        engine_cards.count_with(None)
+    with counters(None):
         assert engine_cards.counts_of((3,))[3] == 1 and len(asked) == 1
-    finally:
-        engine_cards.count_with(installed)
+
+
+class Big(int):
+    """An int the interpreter does not keep as one of its small ints: read the general way."""
+
+
+def seen_of(groups: list[tuple[int, ...]]) -> list[wire.Seen]:
+    return [("/hands", i, "", cards) for i, cards in enumerate(groups)]
+
+
+def checked_here(rules: RuleSet, groups: list[tuple[int, ...]]) -> bool:
+    """The engine's own copy check (``wire._too_many_copies``: bit sets, or its tally beyond
+    three packs), with no native check installed."""
+    with counters(None):
+        return wire._too_many_copies(rules, seen_of(groups))
+
+
+def test_native_copy_check_is_the_engine_s(native_module: ModuleType) -> None:
+    """schema/_read.c's ``over`` answers as the engine's copy check: every variant's deck, and
+    decks of one to five packs, on the cards of whole states (a full deck, shuffled into up to
+    a dozen places) with one card added, taken away or doubled, and on random cards; a card
+    that is an int the interpreter made apart from its small ints counts the same."""
+    rng = random.Random("native-over")
+    decks = [rules_for(variant.id, {}) for variant in VARIANTS]
+    decks.append(rules_for("classic", {"players": 6}))
+    decks += [replace(decks[0], packs=packs, jokers=2 * packs) for packs in (1, 3, 4, 5)]
+    for rules in decks:
+        deck = [card for card in range(N_CARDS) for _ in range(rules.deck_copies(card))]
+        for _ in range(30 if UNDER_MEMCHECK else 300):
+            cards = list(deck)
+            change = rng.choice(("none", "add", "drop", "double", "random"))
+            if change == "add":
+                cards.append(rng.randrange(N_CARDS))
+            elif change == "drop":
+                cards.pop(rng.randrange(len(cards)))
+            elif change == "double":
+                cards += rng.sample(cards, rng.randint(1, 5))
+            elif change == "random":
+                cards = [rng.randrange(N_CARDS) for _ in range(rng.randint(0, 200))]
+            rng.shuffle(cards)
+            cuts = sorted(rng.sample(range(len(cards) + 1), min(len(cards) + 1, rng.randint(0, 11))))
+            groups = [tuple(cards[a:b]) for a, b in zip([0, *cuts], [*cuts, len(cards)], strict=True)]
+            expected = checked_here(rules, groups)
+            assert native_module.over(rules.copies, seen_of(groups)) is expected, (rules, change)
+            apart = [tuple(Big(card) for card in group) for group in groups]
+            assert native_module.over(rules.copies, seen_of(apart)) is expected
+    assert native_module.over(decks[0].copies, []) is False
+
+
+def test_native_copy_check_follows_the_copies_it_is_given(native_module: ModuleType) -> None:
+    """``over`` keeps the last copies tuple it read (held, so its address names it): a new
+    tuple, equal or not, is read again; a tuple that held copies once is not mistaken for
+    another made after it is gone."""
+    over = native_module.over
+    seen = seen_of([(5, 5), (5,)])
+    assert over((3,) * N_CARDS, seen) is False
+    assert over((2,) * N_CARDS, seen) is True
+    for limit in (1, 2, 3, 4) * 50:
+        assert over(tuple([limit] * N_CARDS), seen) is (limit < 3)
+
+
+def test_native_copy_check_refuses_what_it_cannot_read(native_module: ModuleType) -> None:
+    over = native_module.over
+    copies = (2,) * N_CARDS
+    for card in (N_CARDS, -1, 1 << 70, "AS", 1.0, None):
+        with pytest.raises(IndexError):
+            over(copies, seen_of([(1, 2), (0, card)]))
+    for seen in ([()], [("/hands", 0, "", [0, 1])], [("/hands", 0, "", None)], [None]):
+        with pytest.raises(TypeError):
+            over(copies, seen)
+    for args in (([2] * N_CARDS, []), (copies, ()), (copies,)):
+        with pytest.raises(TypeError):
+            over(*args)
+    for bad in ((2,) * 257, (-1,) * N_CARDS, ("2",) * N_CARDS, (1 << 70,) * N_CARDS):
+        with pytest.raises((ValueError, OverflowError)):
+            over(bad, [])
+    assert over(copies, seen_of([(0, 0)])) is False  # a refused copies tuple is not kept
+    assert over((1,) * 256, seen_of([(255, 255)])) is True
+
+
+def test_the_engine_checks_copies_with_the_check_installed(native_module: ModuleType) -> None:
+    """``count_with``'s second argument (schema/canonical.py installs the native ``over``):
+    the engine's copy check asks it, with the deck's copies and the cards it saw; without it,
+    the engine counts itself."""
+    asked: list[tuple[tuple[int, ...], list[Any]]] = []
+
+    def spy(copies: tuple[int, ...], seen: list[Any]) -> bool:
+        asked.append((copies, seen))
+        answer: bool = native_module.over(copies, seen)
+        return answer
+
+    rules = rules_for("classic", {})
+    state = next(state_to_data(state) for state, _ in playout(rules, 1, check=False)
+                 if state.turn.phase == "play" and state.stock)
+    with counters(native_module.counts, spy):
+        assert wire.validate_data(state, rules) == []
+        assert len(asked) == 1 and asked[0][0] == rules.copies
+        assert sum(len(where[-1]) for where in asked[0][1]) == rules.deck_size  # all open
+        doubled = {**state, "stock": [*state["stock"], state["stock"][0]]}
+        codes = [problem.code for problem in wire.validate_data(doubled, rules)]
+        assert "TOO_MANY_COPIES" in codes and len(asked) == 2
+    with counters(None):
+        assert wire.validate_data(state, rules) == [] and len(asked) == 2
 
 
 def test_native_reader_has_no_memory_errors_under_memcheck(tmp_path: Path) -> None:
