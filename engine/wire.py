@@ -297,7 +297,7 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
         total += len(cards)
         read.pile = cards
         seen.append(("/discard", -1, "", cards))
-        if _has_three(cards) and not bonus_cards.isdisjoint(cards):
+        if _has_bonus_card(rules, cards):
             plain_below = False
             for j, card in enumerate(cards):
                 if card in bonus_cards and (plain_below or j == len(cards) - 1
@@ -351,11 +351,11 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
     return read
 
 
-def _has_three(cards: tuple[int, ...]) -> bool:
-    """Whether a three (the only bonus cards, ``RuleSet.bonus_cards``) is among ``cards``:
-    compiled, two int compares a card, where ``set.isdisjoint`` hashes each."""
+def _has_bonus_card(rules: RuleSet, cards: tuple[int, ...]) -> bool:
+    """Whether a bonus card (a three, ``RuleSet.is_bonus_card``) is among ``cards``: compiled,
+    an int compare a card, where ``set.isdisjoint`` hashes each."""
     for card in cards:  # noqa: SIM110  # not any(): compiled, its generator costs more
-        if card >> 2 == THREE:
+        if card >> 2 == THREE and rules.is_bonus_card(card):
             return True
     return False
 

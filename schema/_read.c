@@ -556,8 +556,24 @@ static PyObject *option(Src *s) {
     return score(s);
 }
 
+/* the text of the last options object read, '{' to '}', and a copy of its dict: a client's
+   states name the same options request after request, and a body that repeats the text at
+   that place reads as the same dict, copied (its keys and values are the same immutable
+   objects), without making, hashing and inserting every name again */
+#define MAX_OPTIONS_TEXT 4096
+static char last_options_text[MAX_OPTIONS_TEXT];
+static Py_ssize_t last_options_len;
+static PyObject *last_options;
+
 /* {name: option, ...}, at most 32, in the sender's order */
 static PyObject *options(Src *s) {
+    ws(s);
+    const char *start = s->p;
+    if (last_options != NULL && s->end - start >= last_options_len
+            && memcmp(start, last_options_text, (size_t)last_options_len) == 0) {
+        s->p += last_options_len;
+        return PyDict_Copy(last_options);
+    }
     if (!take(s, '{'))
         return NULL;
     PyObject *out = PyDict_New();
@@ -578,8 +594,19 @@ static PyObject *options(Src *s) {
         if (failed)
             goto fail;
     } while (take(s, ','));
-    if (take(s, '}'))
+    if (take(s, '}')) {
+        Py_ssize_t len = s->p - start;
+        PyObject *kept = len <= MAX_OPTIONS_TEXT ? PyDict_Copy(out) : NULL;
+        if (kept == NULL) {
+            PyErr_Clear();  /* not kept: read again next time */
+            Py_CLEAR(last_options);
+            return out;
+        }
+        memcpy(last_options_text, start, (size_t)len);
+        last_options_len = len;
+        Py_XSETREF(last_options, kept);
         return out;
+    }
 fail:
     Py_DECREF(out);
     return NULL;

@@ -191,6 +191,31 @@ def test_native_reader_keeps_no_memory(native: Reader) -> None:
     assert grown < 8 * 1024, f"{grown} bytes stayed after reading {len(bodies)} bodies 3 ways"
 
 
+def test_native_reader_reads_repeated_options_anew(native: Reader) -> None:
+    """The reader keeps the last options text it read and a copy of its dict: the same text
+    again reads as an equal dict of its own (a change to one read is not in the next), and a
+    text that only begins like the kept one (a longer number, a space, more options, a body
+    cut inside them) is read, or declined, as if nothing were kept."""
+    request = {"state": _requests("classic", range(1))[5]["state"]}
+    raw = orjson.dumps(request)
+    kept = orjson.dumps(request["state"]["options"])
+    assert raw.count(kept) == 1 and kept.endswith(b"}")
+    first = native(raw, 0)
+    assert first is not None and agrees(native, "validate", raw)
+    first["state"]["options"]["players"] = 99
+    second = native(raw, 0)
+    assert second is not None and second["state"]["options"] == request["state"]["options"]
+    assert second["state"]["options"] is not first["state"]["options"]
+    inside = kept[:-1]
+    variants = [inside + b" }", b" " + kept, inside + b',"x":1}', inside + b",}", inside,
+                kept[:-2] + b"9}", kept.replace(b'"players":4', b'"players":40')]
+    for other in variants:
+        assert other != kept
+        agrees(native, "validate", raw.replace(kept, other))
+        assert agrees(native, "validate", raw)  # the kept text again, after another
+    assert agrees(native, "validate", raw.replace(kept, b" " + kept))
+
+
 def test_native_reader_on_json_texts(native: Reader) -> None:
     """White space is read; a repeated key, escapes, a byte order mark, text after the body,
     a cut body, NaN and fractions are left to the structs."""
