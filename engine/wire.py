@@ -760,9 +760,12 @@ def action_from_data(data: Data) -> Action:
     cards = _cards(data.get("cards") or ())
     rank = data.get("rank")
     card = data.get("card")
-    return Action(kind, cards=cards, rank=parse_rank(rank) if rank is not None else None,
-                  card=parse_card(card) if card is not None else None,
-                  allow=data.get("allow"), seat=data.get("seat"))
+    # every field in order, made with ``new_tuple`` (a named tuple's own ``__new__`` is Python)
+    action: Action = new_tuple(Action, (kind, cards,
+                                        parse_rank(rank) if rank is not None else None,
+                                        parse_card(card) if card is not None else None,
+                                        data.get("allow"), data.get("seat")))
+    return action
 
 
 def action_to_data(action: Action) -> Data:
