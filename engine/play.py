@@ -752,9 +752,9 @@ def _end_deal(state: State, turn: Turn, went_out: int | None, events: list[Event
         partner_melded = any(p in turn.melded for p in rules.partners(went_out))
         events.append({"type": "went-out", "seat": went_out, "concealed": concealed})
     events.append({"type": "deal-over", "stock_exhausted": exhausted})
-    end = turn._replace(phase=OVER, went_out=went_out, concealed=concealed,
-                  partner_melded=partner_melded, stock_exhausted=exhausted, asked=None,
-                  melded=_melded_after(turn), pending=(), held=(), held_size=0)
+    end = _turn_with(turn, phase=OVER, went_out=went_out, concealed=concealed,
+                     partner_melded=partner_melded, stock_exhausted=exhausted, asked=None,
+                     melded=_melded_after(turn), pending=(), held=(), held_size=0)
     return _evolve(state, turn=end)
 
 
@@ -781,6 +781,41 @@ def _evolve(state: State, hands: Any = None, hand_sizes: Any = None, melds: Any 
     return new
 
 
+#: ``_turn_with``'s "as it was" for the fields that may be None
+_KEEP: Final[Any] = object()
+
+
+def _turn_with(turn: Turn, phase: str | None = None, drawn: bool | None = None,
+               took_pile: bool | None = None, pending: tuple[Meld, ...] | None = None,
+               held: Any = _KEEP, held_size: int | None = None, asked: Any = _KEEP,
+               asked_this_deal: tuple[int, ...] | None = None,
+               melded: tuple[int, ...] | None = None, started: tuple[int, ...] | None = None,
+               extended: bool | None = None, went_out: Any = _KEEP,
+               concealed: bool | None = None, partner_melded: bool | None = None,
+               stock_exhausted: bool | None = None) -> Turn:
+    """``turn._replace(...)`` for the hot path (compiled, where ``_replace`` is Python: a few
+    frames and a map over the fields); every field in order, made with ``new_tuple``."""
+    new: Turn = new_tuple(Turn, (
+        turn.seat,
+        turn.phase if phase is None else phase,
+        turn.drawn if drawn is None else drawn,
+        turn.took_pile if took_pile is None else took_pile,
+        turn.pending if pending is None else pending,
+        turn.held if held is _KEEP else held,
+        turn.held_size if held_size is None else held_size,
+        turn.asked if asked is _KEEP else asked,
+        turn.asked_this_deal if asked_this_deal is None else asked_this_deal,
+        turn.melded if melded is None else melded,
+        turn.started if started is None else started,
+        turn.extended if extended is None else extended,
+        turn.went_out if went_out is _KEEP else went_out,
+        turn.concealed if concealed is None else concealed,
+        turn.partner_melded if partner_melded is None else partner_melded,
+        turn.stock_exhausted if stock_exhausted is None else stock_exhausted,
+        turn.played))
+    return new
+
+
 def _set(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     return seq[:index] + (value,) + seq[index + 1:]
 
@@ -795,12 +830,12 @@ def build(ctx: Ctx, plan: Plan) -> tuple[State, list[Event]]:
     if kind == "answer":
         allow = bool(action.allow)
         events.append({"type": "answered", "seat": answering_seat(state), "allow": allow})
-        return _evolve(state, turn=turn._replace(phase=PLAY, asked="yes" if allow else "no")), events
+        return _evolve(state, turn=_turn_with(turn, phase=PLAY, asked="yes" if allow else "no")), events
     if kind == "ask":
         events.append({"type": "asked", "seat": seat})
         asked = tuple(sorted({*turn.asked_this_deal, seat}))
-        return _evolve(state, turn=turn._replace(phase=ANSWER, asked="waiting",
-                                           asked_this_deal=asked)), events
+        return _evolve(state, turn=_turn_with(turn, phase=ANSWER, asked="waiting",
+                                              asked_this_deal=asked)), events
     if kind == "draw":
         return _build_draw(state, events)
     if kind == "discard":
@@ -834,7 +869,7 @@ def build(ctx: Ctx, plan: Plan) -> tuple[State, list[Event]]:
     melds[rank] = plan.meld
     hand, size = plan.hand, ctx.hand_size - len(action.cards)
     events.append({"type": "melded", "seat": seat, "rank": rank, "cards": action.cards})
-    new_turn = turn._replace(started=started, extended=turn.extended or earlier)
+    new_turn = _turn_with(turn, started=started, extended=turn.extended or earlier)
     if ctx.opened or plan.commit:
         table = _with_side_melds(state, side, melds)
         if plan.commit:
@@ -844,17 +879,17 @@ def build(ctx: Ctx, plan: Plan) -> tuple[State, list[Event]]:
             events.append({"type": "initial-meld", "seat": seat,
                            "points": initial_points(rules, melds, ctx.pile_rank),
                            "minimum": ctx.minimum})
-            new_turn = new_turn._replace(pending=(), held=(), held_size=0)
+            new_turn = _turn_with(new_turn, pending=(), held=(), held_size=0)
         state = _evolve(state, melds=table)
     else:
         pending = tuple(sorted(melds.values(), key=lambda m: m.rank))
-        new_turn = new_turn._replace(pending=pending)
+        new_turn = _turn_with(new_turn, pending=pending)
     state = _evolve(state, hands=_set(state.hands, seat, hand),
                     hand_sizes=_set(state.hand_sizes, seat, size), turn=new_turn)
     if size == 0:
         if new_turn.pending:  # concealed going out without the minimum (drew from the stock)
             state = _evolve(state, melds=_with_side_melds(state, side, melds),
-                            turn=new_turn._replace(pending=()))
+                            turn=_turn_with(new_turn, pending=()))
         return _end_deal(state, state.turn, seat, events), events
     return state, events
 
@@ -883,7 +918,7 @@ def _build_take(ctx: Ctx, plan: Plan, started: tuple[int, ...],
         events.append({"type": rules.threes_event(), "seat": seat, "cards": tuple(reds)})
     extended = plan.rank in ctx.melds and ctx.opened
     hand, size = plan.hand, ctx.hand_size - len(plan.action.cards)
-    new_turn = turn._replace(phase=PLAY, took_pile=True, started=started, extended=extended)
+    new_turn = _turn_with(turn, phase=PLAY, took_pile=True, started=started, extended=extended)
     if ctx.opened or plan.commit:
         hand = _add(hand, held)
         size += len(held)
@@ -893,7 +928,7 @@ def _build_take(ctx: Ctx, plan: Plan, started: tuple[int, ...],
                            "minimum": ctx.minimum})
         state = _evolve(state, melds=_with_side_melds(state, side, melds))
     else:
-        new_turn = new_turn._replace(pending=(plan.meld,), held=held, held_size=len(held))
+        new_turn = _turn_with(new_turn, pending=(plan.meld,), held=held, held_size=len(held))
     state = _evolve(state, hands=_set(state.hands, seat, hand),
                     hand_sizes=_set(state.hand_sizes, seat, size), bonus=bonus,
                     pile=EMPTY_PILE, turn=new_turn)
@@ -950,7 +985,7 @@ def _build_draw(state: State, events: list[Event]) -> tuple[State, list[Event]]:
                         hand_sizes=_set(state.hand_sizes, seat, state.hand_sizes[seat] + len(drawn)),
                         stock=stock, stock_size=len(stock))
         return _end_deal(state, turn, None, events, exhausted=True), events
-    play = turn._replace(phase=PLAY, drawn=True)
+    play = _turn_with(turn, phase=PLAY, drawn=True)
     after = _evolve(state, _set(state.hands, seat, hand),
                     _set(state.hand_sizes, seat, state.hand_sizes[seat] + len(drawn)), None, bonus,
                     None, stock, len(stock), play)

@@ -11,9 +11,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from canasta_referee.engine import State, Turn, api, rules_for, state_from_data, state_to_data
-from canasta_referee.engine.cards import JOKER, N_CARDS
-from canasta_referee.engine.wire import _seats, _too_many_copies
+from canasta_referee.engine import (
+    Action,
+    State,
+    Turn,
+    api,
+    rules_for,
+    state_from_data,
+    state_to_data,
+)
+from canasta_referee.engine.cards import JOKER, N_CARDS, parse_card, parse_rank
+from canasta_referee.engine.play import _evolve, _turn_with
+from canasta_referee.engine.wire import _seats, _too_many_copies, action_from_data
 from tests.playout import playout
 
 
@@ -53,6 +62,36 @@ def test_a_state_read_has_every_field_and_writes_back_the_same() -> None:
         state = state_from_data(data)
         assert (len(state), len(state.turn)) == (len(State._fields), len(Turn._fields))
         assert state_to_data(state) == data
+
+
+def test_the_engine_s_fast_tuple_makers_set_every_field_in_order() -> None:
+    """``play._turn_with`` and ``play._evolve`` (``_replace`` for the hot path, every field
+    listed in order): each field changed alone gives what ``_replace`` gives, the others as
+    they were; a field added to ``Turn`` or ``State`` and not to them fails here. The same for
+    ``wire.action_from_data`` against ``Action``'s own constructor."""
+    state = state_from_data(STATES[1])
+    turn = state.turn
+    assert len(turn) == len(Turn._fields) == 17 and len(state) == len(State._fields) == 12
+    marks = iter(range(1000, 2000))
+    for field in Turn._fields[1:-1]:  # all but seat and played, which a turn keeps
+        value = (next(marks),)
+        assert _turn_with(turn, **{field: value}) == turn._replace(**{field: value}), field
+    assert _turn_with(turn, held=None, asked=None, went_out=None) == turn._replace(
+        held=None, asked=None, went_out=None)
+    assert _turn_with(turn) == turn
+    for field in State._fields[3:-1]:  # the fields _evolve changes
+        value = (next(marks),)
+        assert _evolve(state, **{field: value}) == state._replace(**{field: value}), field
+    assert _evolve(state) == state
+    for data in ({"type": "draw"}, {"type": "meld", "cards": ["AS", "AH"], "rank": "A"},
+                 {"type": "discard", "card": "JK"}, {"type": "answer", "allow": True},
+                 {"type": "ask", "seat": 2}):
+        action = action_from_data(data)
+        assert action == Action(data["type"], **{k: v for k, v in {
+            "cards": tuple(parse_card(c) for c in data.get("cards", ())),
+            "rank": parse_rank(data["rank"]) if "rank" in data else None,
+            "card": parse_card(data["card"]) if "card" in data else None,
+            "allow": data.get("allow"), "seat": data.get("seat")}.items()})
 
 
 @pytest.mark.parametrize("index", range(0, len(STATES), 3))
