@@ -11,7 +11,11 @@
    any other body it returns None, and the msgspec structs, then the pydantic models, decide
    and explain. It never recurses on what the body says (the shape is fixed), reads nothing
    past the body's end, and keeps no state between calls but the card table set once by
-   set_cards. tests/test_read.py holds it to canonical.request. */
+   set_cards and the last options object it read (its text and a copy of its dict, see
+   options). tests/test_read.py holds it to canonical.request.
+
+   counts and over count cards for the engine (engine.cards.count_with installs them): a
+   hand's counts, and whether a state shows some card more often than the deck holds it. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
