@@ -87,11 +87,11 @@ def test_the_engine_s_fast_tuple_makers_set_every_field_in_order() -> None:
                  {"type": "discard", "card": "JK"}, {"type": "answer", "allow": True},
                  {"type": "ask", "seat": 2}):
         action = action_from_data(data)
-        assert action == Action(data["type"], **{k: v for k, v in {
-            "cards": tuple(parse_card(c) for c in data.get("cards", ())),
-            "rank": parse_rank(data["rank"]) if "rank" in data else None,
-            "card": parse_card(data["card"]) if "card" in data else None,
-            "allow": data.get("allow"), "seat": data.get("seat")}.items()})
+        assert action == Action(
+            data["type"], cards=tuple(parse_card(c) for c in data.get("cards", ())),
+            rank=parse_rank(data["rank"]) if "rank" in data else None,
+            card=parse_card(data["card"]) if "card" in data else None,
+            allow=data.get("allow"), seat=data.get("seat"))
 
 
 @pytest.mark.parametrize("index", range(0, len(STATES), 3))
