@@ -1,6 +1,6 @@
 """Wheels (`pip install .`) carry the engine's hot modules compiled with mypyc, beside their sources,
-and the native writer of legal-action lists and reader of canonical requests (schema/_text.c,
-schema/_read.c).
+and the native writer of legal-action lists, reader of canonical requests and projector of typed
+GraphQL lists (schema/_text.c, schema/_read.c, schema/_project.c).
 
 The modules are `[tool.canasta-referee] mypyc` in pyproject.toml (bench/compiled.py reads the same
 list). The wheel is pure Python, with a warning on stderr (`pip install -v .` shows it), when mypyc
@@ -39,7 +39,8 @@ def hot_modules() -> list[str]:
 #: the native writer of legal-action lists and reader of canonical requests (schema/text.py and
 #: schema/canonical.py use it when it is installed)
 NATIVE_WRITER = Extension("canasta_referee.schema._text", ["canasta_referee/schema/_text.c",
-                                                           "canasta_referee/schema/_read.c"])
+                                                           "canasta_referee/schema/_read.c",
+                                                           "canasta_referee/schema/_project.c"])
 
 
 def warn(why: str) -> None:

@@ -73,8 +73,9 @@ def build(dest: Path = ROOT / "build" / "compiled") -> Path:
 
 #: the file in a built folder that names the sources it was built from (``sources_digest``)
 STAMP = "SOURCES.sha256"
-#: the native module's C: the writer of legal-action lists and the reader of canonical requests
-NATIVE_SOURCES = ("schema/_text.c", "schema/_read.c")
+#: the native module's C: the writer of legal-action lists, the reader of canonical requests, the
+#: projector of typed GraphQL lists
+NATIVE_SOURCES = ("schema/_text.c", "schema/_read.c", "schema/_project.c")
 
 
 def sources_digest(root: Path = ROOT) -> str:

@@ -694,17 +694,20 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_text", "Legal-action lists and states written as JSON text (schema/text.py), canonical "
-    "requests read from it (schema/canonical.py).", -1,
+    "requests read from it (schema/canonical.py), typed GraphQL lists projected from it "
+    "(schema/_project.c).", -1,
     methods, NULL, NULL, NULL, NULL,
 };
 
-/* schema/_read.c: the reader of canonical requests */
+/* schema/_read.c: the reader of canonical requests; schema/_project.c: typed GraphQL lists */
 extern PyMethodDef read_methods[];
+extern PyMethodDef project_methods[];
 int read_init(void);
 
 PyMODINIT_FUNC PyInit__text(void) {
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && (read_init() < 0 || PyModule_AddFunctions(m, read_methods) < 0))
+    if (m != NULL && (read_init() < 0 || PyModule_AddFunctions(m, read_methods) < 0
+                      || PyModule_AddFunctions(m, project_methods) < 0))
         Py_CLEAR(m);
     return m;
 }

@@ -19,11 +19,14 @@ from canasta_referee.engine.state import Action, State
 
 _native: Callable[..., str] | None
 _native_state: Callable[..., str] | None
+#: schema/_project.c's typed GraphQL lists (service/graphql_fast.py), None where not built
+project: Callable[[bytes, tuple[tuple[bytes, bytes, int], ...], int], bytes] | None
 try:
     from canasta_referee.schema._text import actions_text as _native
+    from canasta_referee.schema._text import project
     from canasta_referee.schema._text import state_text as _native_state
 except ImportError:  # an editable install, a pure-Python wheel, no C compiler
-    _native = _native_state = None
+    _native = _native_state = project = None
 
 #: "native" when the native writer is installed, else "python"
 WRITER = "python" if _native is None else "native"

@@ -33,6 +33,8 @@ from strawberry.http import GraphQLRequestData
 from strawberry.scalars import JSON
 from strawberry.types import ExecutionResult
 
+from canasta_referee.schema import text
+
 from . import graphql_cost, graphql_fast
 from .cache import Entry
 
@@ -708,7 +710,8 @@ class _Parsed:
             return None
         if not self.planned:
             self.plan = graphql_fast.plan(schema._schema, self.document, FAST_ROOTS,
-                                          _FAST_RESOLVERS, FAST_DICT_TYPES, FAST_VARIABLE_TYPES)
+                                          _FAST_RESOLVERS, FAST_DICT_TYPES, FAST_VARIABLE_TYPES,
+                                          _FAST_TEXTS, PROJECT)
             self.planned = True
         return self.plan
 
@@ -816,6 +819,13 @@ _FAST_RESOLVERS: dict[tuple[str, str], graphql_fast.Get] = {
 }
 #: types it reads from the REST answer's dicts (``LegalActions.actions`` lists dicts)
 FAST_DICT_TYPES = frozenset({"Action"})
+#: the lists of such dicts it can take as the REST answer's text instead: where the native
+#: projector is installed (``PROJECT``, schema/_project.c), a typed list is written from that
+#: text straight away (193 actions: about 0.1 ms less than read into dicts and completed)
+_FAST_TEXTS: dict[tuple[str, str], graphql_fast.Get] = {
+    ("LegalActions", "actions"): lambda source: source.raw,
+}
+PROJECT = text.project
 #: the variables' types it takes (JSON: any value, as it is)
 FAST_VARIABLE_TYPES = frozenset({"JSON"})
 

@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from graphql import (
     DocumentNode,
     FieldNode,
@@ -51,6 +52,9 @@ INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 Complete = Callable[[Any], Any]
 #: reads a field of a source value (a strawberry object or, for ``DICT_TYPES``, a dict)
 Get = Callable[[Any], Any]
+#: schema/_project.c's ``project(text, fields, shape)``: a JSON list of objects written again
+#: with the selected leaf fields only (raises ValueError where it cannot)
+Project = Callable[[bytes, tuple[tuple[bytes, bytes, int], ...], int], bytes]
 #: calls a root field's resolver with its arguments: (field name, arguments) -> its value
 CallRoot = Callable[[str, dict[str, Any]], Awaitable[Any]]
 
@@ -119,12 +123,15 @@ class Plan:
 
 class _Planner:
     def __init__(self, schema: GraphQLSchema, document: DocumentNode,
-                 resolvers: Mapping[tuple[str, str], Get], dict_types: frozenset[str]) -> None:
+                 resolvers: Mapping[tuple[str, str], Get], dict_types: frozenset[str],
+                 texts: Mapping[tuple[str, str], Get], project: Project | None) -> None:
         self.schema = schema
         self.fragments = {d.name.value: d for d in document.definitions
                           if isinstance(d, FragmentDefinitionNode)}
         self.resolvers = resolvers
         self.dict_types = dict_types
+        self.texts = texts
+        self.project = project
 
     def collect(self, runtime: GraphQLObjectType,
                 sets: Iterable[SelectionSetNode]) -> dict[str, list[FieldNode]]:
@@ -180,6 +187,11 @@ class _Planner:
             field = runtime.fields[name]
             if field.args or any(n.arguments for n in group):
                 raise Unsupported(f"{runtime.name}.{name} takes arguments")
+            text = None if from_dict else self.texts.get((runtime.name, name))
+            projected = None if text is None else self.projected(field.type, group)
+            if text is not None and projected is not None:
+                spec.append((key, text, frozenset(), frozenset(), projected, ""))
+                continue
             read = self.python_name(runtime, name) if from_dict else self.getter(runtime, name)
             spec.append((key, read, _plain(field.type), _items(field.type),
                          self.value(field.type, group), ""))
@@ -221,6 +233,48 @@ class _Planner:
                 else:
                     out[key] = done(value)
             return out
+
+        return complete
+
+    def projected(self, type_: GraphQLOutputType, nodes: list[FieldNode]) -> Complete | None:
+        """Completion of a list of ``dict_types`` objects whose selected fields are all leaves
+        (String, Int, Boolean, lists of them, ``__typename``), from the list's JSON text, by
+        ``project`` (schema/_project.c): the text it writes, as an ``orjson.Fragment``; None
+        where ``project`` is not installed or the selection is not such."""
+        project, shape = self.project, 0
+        if project is None:
+            return None
+        if isinstance(type_, GraphQLNonNull):
+            type_ = type_.of_type
+        else:
+            shape |= SHAPE_NULLABLE
+        if not isinstance(type_, GraphQLList):
+            return None
+        item = type_.of_type
+        if isinstance(item, GraphQLNonNull):
+            item = item.of_type
+        else:
+            shape |= SHAPE_ITEM_NULLABLE
+        if not isinstance(item, GraphQLObjectType) or item.name not in self.dict_types:
+            return None
+        sets = [n.selection_set for n in nodes if n.selection_set is not None]
+        fields = []
+        for i, (key, group) in enumerate(self.collect(item, sets).items()):
+            prefix = f'{"," if i else ""}"{key}":'.encode()  # a GraphQL name: no escapes
+            name = group[0].name.value
+            if name == "__typename":
+                fields.append((prefix, orjson.dumps(item.name), KIND_CONSTANT))
+                continue
+            if item.fields[name].args or any(n.arguments for n in group):
+                raise Unsupported(f"{item.name}.{name} takes arguments")
+            kind = _leaf_kind(item.fields[name].type)
+            if kind is None:
+                return None
+            fields.append((prefix, self.python_name(item, name).encode(), kind))
+        spec = tuple(fields)
+
+        def complete(text: Any) -> Any:
+            return orjson.Fragment(project(text, spec, shape))
 
         return complete
 
@@ -350,6 +404,31 @@ def _leaf(scalar: GraphQLScalarType) -> Complete:
     return slow
 
 
+#: ``project``'s kinds of fields (schema/_project.c), its flags and its list's shape
+KIND_CONSTANT = 0
+_KINDS: dict[GraphQLScalarType, int] = {GraphQLString: 1, GraphQLInt: 2, GraphQLBoolean: 3}
+KIND_LIST, KIND_NULLABLE, KIND_ITEM_NULLABLE = 8, 16, 32
+SHAPE_NULLABLE, SHAPE_ITEM_NULLABLE = 1, 2
+
+
+def _leaf_kind(type_: GraphQLOutputType) -> int | None:
+    """``project``'s kind of a field of ``type_``; None for a type it does not write."""
+    kind = 0
+    if isinstance(type_, GraphQLNonNull):
+        type_ = type_.of_type
+    else:
+        kind |= KIND_NULLABLE
+    if isinstance(type_, GraphQLList):
+        kind |= KIND_LIST
+        type_ = type_.of_type
+        if isinstance(type_, GraphQLNonNull):
+            type_ = type_.of_type
+        else:
+            kind |= KIND_ITEM_NULLABLE
+    base = _KINDS.get(type_) if isinstance(type_, GraphQLScalarType) else None
+    return None if base is None else kind | base
+
+
 def _has_directives(document: DocumentNode) -> bool:
     stack: list[Any] = list(document.definitions)
     while stack:
@@ -367,13 +446,16 @@ def _has_directives(document: DocumentNode) -> bool:
 
 def plan(schema: GraphQLSchema, document: DocumentNode, roots: frozenset[str],
          resolvers: Mapping[tuple[str, str], Get], dict_types: frozenset[str],
-         variable_types: frozenset[str]) -> Plan | None:
+         variable_types: frozenset[str], texts: Mapping[tuple[str, str], Get] | None = None,
+         project: Project | None = None) -> Plan | None:
     """The plan of a document validated against ``schema``, or None when it is not one the
     fast path covers: one query operation; root fields in ``roots`` (every argument a
     variable) or ``__typename``; every variable of a type in ``variable_types`` (scalars
     that take any value as it is), without a default; no directives. ``resolvers``: for
     fields with a resolver, a getter that reads the same value; ``dict_types``: types whose
-    values are dicts on this path (their fields read by key)."""
+    values are dicts on this path (their fields read by key). ``texts``: for fields that
+    list ``dict_types`` objects, a getter of the list's JSON text, which ``project`` writes
+    again with the selected fields where they are all leaves (else they are read as dicts)."""
     operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
     query = schema.query_type
     if (len(operations) != 1 or operations[0].operation is not OperationType.QUERY
@@ -391,7 +473,7 @@ def plan(schema: GraphQLSchema, document: DocumentNode, roots: frozenset[str],
         scalar_vars.add(var.variable.name.value)
         if non_null:
             required.append(var.variable.name.value)
-    planner = _Planner(schema, document, resolvers, dict_types)
+    planner = _Planner(schema, document, resolvers, dict_types, texts or {}, project)
     out: list[_Root | _Field] = []
     try:
         for key, group in planner.collect(query, [operation.selection_set]).items():

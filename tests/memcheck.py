@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def native_module(folder: Path) -> ModuleType:
-    """The native module ``_text`` (schema/_text.c and _read.c) built into ``folder``, loaded."""
+    """The native module ``_text`` (schema/_text.c, _read.c and _project.c) built into ``folder``,
+    loaded."""
     built = build_native(folder)
     spec = importlib.util.spec_from_file_location("_text", built)
     assert spec is not None and spec.loader is not None

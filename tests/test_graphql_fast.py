@@ -1,5 +1,6 @@
 """The GraphQL fast path (``service/graphql_fast.py``) answers ``legalActions`` byte for byte as
-strawberry's own execution does: typed lists, ``actionsJson``, aliases, fragments,
+strawberry's own execution does: typed lists (completed in Python, or written from the REST
+answer's text by the native projector of schema/_project.c), ``actionsJson``, aliases, fragments,
 ``__typename``, variables, problems, German; and what it does not cover (directives, a missing
 variable, another operation's name, a value a scalar refuses) strawberry still answers, errors
 and all. Each answer over the ASGI app is compared with ``schema.execute`` run directly."""
@@ -24,6 +25,7 @@ from canasta_referee.service import graphql as service_graphql
 from canasta_referee.service import graphql_fast
 from canasta_referee.service.app import create_app
 from canasta_referee.service.settings import Settings
+from tests import memcheck
 from tests.playout import playout
 
 HOT = ("query($s: JSON!) { legalActions(state: $s) { __typename ... on LegalActions { seat "
@@ -34,11 +36,29 @@ EVERYTHING = ("query($s: JSON!) { legalActions(state: $s) { __typename ... on Le
               "reason { code message rule } index } } }")
 
 
-@pytest.fixture(scope="module")
-def http() -> Iterator[TestClient]:
-    with TestClient(create_app(Settings(log_level="warning")),
-                    raise_server_exceptions=False) as c:
-        yield c
+@pytest.fixture(scope="module", params=["python", "native"])
+def http(request: pytest.FixtureRequest,
+         tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """The app with typed lists of actions completed in Python (as an editable install runs),
+    then written by the native projector (schema/_project.c, as a wheel's install runs: built
+    here from the checkout); ``app.state.projected`` counts the lists it wrote."""
+    projected: list[int] = []
+    with pytest.MonkeyPatch.context() as m:
+        if request.param == "native":
+            native = memcheck.native_module(tmp_path_factory.mktemp("native")).project
+
+            def project(text: bytes, fields: Any, shape: int) -> bytes:
+                answer: bytes = native(text, fields, shape)
+                projected.append(len(fields))
+                return answer
+
+            m.setattr(service_graphql, "PROJECT", project)
+        else:
+            m.setattr(service_graphql, "PROJECT", None)
+        with TestClient(create_app(Settings(log_level="warning")),
+                        raise_server_exceptions=False) as c:
+            c.app.state.projected = projected  # type: ignore[attr-defined]
+            yield c
 
 
 @pytest.fixture(scope="module")
@@ -114,6 +134,8 @@ def same(http: TestClient, executions: list[str], query: str,
 
 def test_the_hot_query_and_actions_json(http: TestClient, executions: list[str],
                                         six: dict[str, Any]) -> None:
+    projected: list[int] = http.app.state.projected  # type: ignore[attr-defined]
+    before = len(projected)
     for lang in ("en", "de"):
         d = same(http, executions, HOT, {"s": six}, lang)["data"]["legalActions"]
         assert d["__typename"] == "LegalActions" and len(d["actions"]) == 193
@@ -122,6 +144,9 @@ def test_the_hot_query_and_actions_json(http: TestClient, executions: list[str],
                                                "actionsJson"), {"s": six}, lang)
         assert len(d["data"]["legalActions"]["actionsJson"]) == 193
         same(http, executions, EVERYTHING, {"s": six}, lang)
+    # the typed lists were written by the native projector (when installed): 4 fields of the
+    # hot query, 7 of EVERYTHING, in both languages
+    assert {*projected[before:]} == ({4, 7} if service_graphql.PROJECT is not None else set())
 
 
 def test_aliases_fragments_and_typename(http: TestClient, executions: list[str],

@@ -1,0 +1,508 @@
+/* A JSON list of objects written again with only the fields a GraphQL selection asks for, in
+   its order, under its response names: what graphql-core would write for a list of dicts whose
+   fields are leaves (String, Int, Boolean, or lists of them) and `__typename`.
+
+   The GraphQL fast path (service/graphql_fast.py) asks it for `legalActions { actions {...} }`:
+   the REST answer's actions text goes in, the typed list's text comes out, without the 193
+   actions being read into dicts, completed field by field and written again (3.2 million
+   instructions a request in Python; docs/performance.md). Each value is copied as its text
+   only where that text is exactly what orjson would write for the value graphql-core completes
+   it to: a string of printable ASCII without escapes, an int in GraphQL's range written plainly,
+   true or false, null where the field is nullable, and lists of these written compact. Anything
+   else (a missing non-null field, another kind of value, an escape, a number with a fraction,
+   a duplicate that cannot be told apart, text that is not JSON) raises ValueError, and the fast
+   path leaves the request to strawberry. The input is request-independent text the service
+   wrote, but it is scanned as if hostile: every read is bounds-checked, nesting is limited, and
+   tests/test_project.py runs hostile texts under valgrind's memcheck. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+/* a field's kind (the low bits), and its flags */
+enum { K_CONST = 0, K_STRING = 1, K_INT = 2, K_BOOL = 3 };
+#define K_KIND 7
+#define K_LIST 8           /* a list of the kind */
+#define K_NULLABLE 16      /* the value may be null (or missing: written null) */
+#define K_ITEM_NULLABLE 32 /* a list's items may be null */
+/* project's `shape`: the list itself may be null; its items may be null */
+#define S_NULLABLE 1
+#define S_ITEM_NULLABLE 2
+
+#define MAX_FIELDS 64
+#define MAX_DEPTH 64
+
+typedef struct {
+    const char *prefix; /* `"key":`, the response name's, with the comma before it but first */
+    Py_ssize_t prefix_len;
+    const char *name; /* the source key (K_CONST: the constant's JSON text) */
+    Py_ssize_t name_len;
+    int kind;
+    const char *at, *end; /* the value's text in the current object; NULL: not there */
+} Field;
+
+typedef struct {
+    char *data;
+    Py_ssize_t size, cap;
+} Out;
+
+static int fail(const char *why) {
+    PyErr_Format(PyExc_ValueError, "project: %s", why);
+    return -1;
+}
+
+/* room for n more bytes in o, or -1 with an exception */
+static int reserve(Out *o, Py_ssize_t n) {
+    if (n <= o->cap - o->size)
+        return 0;
+    Py_ssize_t cap = o->cap;
+    while (cap - o->size < n) {
+        if (cap > PY_SSIZE_T_MAX / 2) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        cap *= 2;
+    }
+    char *grown = PyMem_Realloc(o->data, (size_t)cap);
+    if (!grown) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    o->data = grown;
+    o->cap = cap;
+    return 0;
+}
+
+static int put(Out *o, const char *text, Py_ssize_t n) {
+    if (reserve(o, n) < 0)
+        return -1;
+    memcpy(o->data + o->size, text, (size_t)n);
+    o->size += n;
+    return 0;
+}
+
+static const char *skip_ws(const char *p, const char *end) {
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    return p;
+}
+
+static int is_word(const char *p, const char *end, const char *word, Py_ssize_t n) {
+    return end - p >= n && memcmp(p, word, (size_t)n) == 0;
+}
+
+/* past a string at p ('"'); *plain: no escape, only printable ASCII inside. NULL: not one */
+static const char *skip_string(const char *p, const char *end, int *plain) {
+    *plain = 1;
+    for (p++; p < end; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"')
+            return p + 1;
+        if (c < 0x20)
+            return NULL; /* JSON refuses raw control characters */
+        if (c == '\\') {
+            *plain = 0;
+            if (++p >= end)
+                return NULL;
+        } else if (c >= 0x7f) {
+            *plain = 0; /* orjson writes DEL and non-ASCII as they are, but their text is left
+                           unchecked here: the slower path reads and checks it */
+        }
+    }
+    return NULL;
+}
+
+static int is_number_char(char c) {
+    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
+/* past any JSON value at p (already past white space), or NULL */
+static const char *skip_value(const char *p, const char *end, int depth) {
+    if (p >= end)
+        return NULL;
+    int plain;
+    switch (*p) {
+    case '"':
+        return skip_string(p, end, &plain);
+    case 't':
+        return is_word(p, end, "true", 4) ? p + 4 : NULL;
+    case 'f':
+        return is_word(p, end, "false", 5) ? p + 5 : NULL;
+    case 'n':
+        return is_word(p, end, "null", 4) ? p + 4 : NULL;
+    case '[':
+    case '{': {
+        if (depth >= MAX_DEPTH)
+            return NULL;
+        char close = *p == '[' ? ']' : '}';
+        int object = *p == '{';
+        p = skip_ws(p + 1, end);
+        if (p < end && *p == close)
+            return p + 1;
+        for (;;) {
+            if (object) {
+                if (p >= end || *p != '"' || !(p = skip_string(p, end, &plain)))
+                    return NULL;
+                p = skip_ws(p, end);
+                if (p >= end || *p != ':')
+                    return NULL;
+                p = skip_ws(p + 1, end);
+            }
+            if (!(p = skip_value(p, end, depth + 1)))
+                return NULL;
+            p = skip_ws(p, end);
+            if (p >= end)
+                return NULL;
+            if (*p == close)
+                return p + 1;
+            if (*p != ',')
+                return NULL;
+            p = skip_ws(p + 1, end);
+        }
+    }
+    default:
+        if (*p == '-' || (*p >= '0' && *p <= '9')) {
+            while (p < end && is_number_char(*p))
+                p++;
+            return p;
+        }
+        return NULL;
+    }
+}
+
+/* copy n bytes to `to`: a loop for the short pieces (card codes, keys) instead of a call */
+static inline char *copy(char *to, const char *from, Py_ssize_t n) {
+    if (n <= 16) {
+        for (Py_ssize_t i = 0; i < n; i++)
+            to[i] = from[i];
+        return to + n;
+    }
+    memcpy(to, from, (size_t)n);
+    return to + n;
+}
+
+/* past the scalar of `kind` at p, copied to *to where it is written as it is; NULL: not */
+static const char *scalar(char **to, const char *p, const char *end, int kind) {
+    const char *start = p;
+    if (kind == K_STRING) {
+        if (p >= end || *p != '"')
+            return NULL;
+        for (p++;; p++) {
+            if (p >= end)
+                return NULL;
+            unsigned char c = (unsigned char)*p;
+            if (c == '"')
+                break;
+            if (c < 0x20 || c == '\\' || c >= 0x7f)
+                return NULL; /* not JSON, or text orjson may write otherwise: not checked here */
+        }
+        p++;
+    } else if (kind == K_INT) {
+        int negative = p < end && *p == '-';
+        if (negative)
+            p++;
+        const char *digits = p;
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+        Py_ssize_t n = p - digits;
+        if (n == 0 || n > 10 || (n > 1 && *digits == '0') || (p < end && is_number_char(*p)))
+            return NULL;
+        long long value = 0;
+        for (const char *d = digits; d < p; d++)
+            value = value * 10 + (*d - '0');
+        if (negative ? (value == 0 || value > 2147483648LL) : value > 2147483647LL)
+            return NULL; /* -0 is written 0; outside GraphQL's Int */
+    } else if (kind == K_BOOL) {
+        if (is_word(p, end, "true", 4))
+            p += 4;
+        else if (is_word(p, end, "false", 5))
+            p += 5;
+        else
+            return NULL;
+    } else {
+        return NULL;
+    }
+    *to = copy(*to, start, p - start);
+    return p;
+}
+
+/* past the value of field f at p (past white space), written compact to *to; NULL: refused
+   (ValueError set). What it writes is never longer than the text it read. */
+static const char *value(char **to, const char *p, const char *end, const Field *f) {
+    if (is_word(p, end, "null", 4)) {
+        if (!(f->kind & K_NULLABLE)) {
+            fail("null in a non-null field");
+            return NULL;
+        }
+        *to = copy(*to, "null", 4);
+        return p + 4;
+    }
+    int kind = f->kind & K_KIND;
+    if (!(f->kind & K_LIST)) {
+        if (!(p = scalar(to, p, end, kind)))
+            fail("a value of another kind");
+        return p;
+    }
+    if (p >= end || *p != '[') {
+        fail("not a list");
+        return NULL;
+    }
+    *(*to)++ = '[';
+    p = skip_ws(p + 1, end);
+    if (p < end && *p == ']') {
+        *(*to)++ = ']';
+        return p + 1;
+    }
+    for (;;) {
+        if (is_word(p, end, "null", 4)) {
+            if (!(f->kind & K_ITEM_NULLABLE)) {
+                fail("null in a list of non-null items");
+                return NULL;
+            }
+            *to = copy(*to, "null", 4);
+            p += 4;
+        } else if (!(p = scalar(to, p, end, kind))) {
+            fail("a list item of another kind");
+            return NULL;
+        }
+        p = skip_ws(p, end);
+        if (p < end && *p == ']') {
+            *(*to)++ = ']';
+            return p + 1;
+        }
+        if (p >= end || *p != ',') {
+            fail("a list is not closed");
+            return NULL;
+        }
+        *(*to)++ = ',';
+        p = skip_ws(p + 1, end);
+    }
+}
+
+/* read the object at p ('{'), its selected values written compact into `scratch` (room for
+   the whole text: they are never longer than the text they come from), then write them to o
+   in the selection's order (`most`: the bytes an object adds beyond its values); the text
+   past it, or NULL */
+static const char *put_object(Out *o, char *scratch, const char *p, const char *end,
+                              Field *fields, Py_ssize_t n, Py_ssize_t most) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        fields[i].at = NULL;
+    char *to = scratch;
+    p = skip_ws(p + 1, end);
+    if (p < end && *p == '}') {
+        p++;
+    } else {
+        for (;;) {
+            int plain;
+            const char *key = p;
+            if (p >= end || *p != '"' || !(p = skip_string(p, end, &plain))) {
+                fail("not JSON");
+                return NULL;
+            }
+            if (!plain) {
+                fail("a key with an escape");
+                return NULL;
+            }
+            Py_ssize_t key_len = p - key - 2;
+            p = skip_ws(p, end);
+            if (p >= end || *p != ':') {
+                fail("not JSON");
+                return NULL;
+            }
+            p = skip_ws(p + 1, end);
+            Field *match = NULL;
+            for (Py_ssize_t i = 0; i < n; i++) {
+                Field *f = &fields[i];
+                if (f->kind != K_CONST && f->name_len == key_len && key_len > 0 &&
+                    f->name[0] == key[1] && memcmp(f->name, key + 1, (size_t)key_len) == 0) {
+                    match = f;
+                    break;
+                }
+            }
+            if (match == NULL) {
+                if (!(p = skip_value(p, end, 1))) {
+                    fail("not JSON");
+                    return NULL;
+                }
+            } else {
+                const char *at = to;
+                if (!(p = value(&to, p, end, match)))
+                    return NULL;
+                /* the last of equal keys counts, as in a dict; every field reading it (an
+                   alias more) takes it, and reads it as the same kind */
+                for (Field *f = match; f < fields + n; f++) {
+                    if (f->kind == K_CONST || f->name_len != key_len ||
+                        memcmp(f->name, key + 1, (size_t)key_len) != 0)
+                        continue;
+                    if (f->kind != match->kind) {
+                        fail("one key read as two kinds");
+                        return NULL;
+                    }
+                    f->at = at;
+                    f->end = to;
+                }
+            }
+            p = skip_ws(p, end);
+            if (p < end && *p == '}') {
+                p++;
+                break;
+            }
+            if (p >= end || *p != ',') {
+                fail("not JSON");
+                return NULL;
+            }
+            p = skip_ws(p + 1, end);
+        }
+    }
+    if (reserve(o, most + (to - scratch)) < 0)
+        return NULL;
+    char *out = o->data + o->size;
+    *out++ = '{';
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Field *f = &fields[i];
+        out = copy(out, f->prefix, f->prefix_len);
+        if (f->kind == K_CONST)
+            out = copy(out, f->name, f->name_len);
+        else if (f->at != NULL)
+            out = copy(out, f->at, f->end - f->at);
+        else if (f->kind & K_NULLABLE)
+            out = copy(out, "null", 4);
+        else {
+            fail("a non-null field is missing");
+            return NULL;
+        }
+    }
+    *out++ = '}';
+    o->size = out - o->data;
+    return p;
+}
+
+static int read_fields(PyObject *spec, Field *fields, Py_ssize_t *n) {
+    if (!PyTuple_Check(spec))
+        return fail("the fields must be a tuple");
+    *n = PyTuple_GET_SIZE(spec);
+    if (*n > MAX_FIELDS)
+        return fail("more fields than it writes");
+    for (Py_ssize_t i = 0; i < *n; i++) {
+        PyObject *item = PyTuple_GET_ITEM(spec, i);
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 3)
+            return fail("a field must be (prefix, name, kind)");
+        PyObject *prefix = PyTuple_GET_ITEM(item, 0), *name = PyTuple_GET_ITEM(item, 1);
+        if (!PyBytes_Check(prefix) || !PyBytes_Check(name))
+            return fail("a field's prefix and name must be bytes");
+        long kind = PyLong_AsLong(PyTuple_GET_ITEM(item, 2));
+        if (kind == -1 && PyErr_Occurred())
+            return -1;
+        if (kind < 0 || kind > 63 || (kind & K_KIND) > K_BOOL ||
+            ((kind & K_KIND) == K_CONST && kind != K_CONST))
+            return fail("a field's kind is unknown");
+        Field *f = &fields[i];
+        f->prefix = PyBytes_AS_STRING(prefix);
+        f->prefix_len = PyBytes_GET_SIZE(prefix);
+        f->name = PyBytes_AS_STRING(name);
+        f->name_len = PyBytes_GET_SIZE(name);
+        f->kind = (int)kind;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(project_doc,
+"project(text, fields, shape) -> bytes\n\n"
+"The JSON list of objects `text` written again with `fields` (each (prefix, name, kind):\n"
+"the `\"key\":` to write, with its comma but for the first; the source key, or for kind 0\n"
+"the constant's JSON text; the kind: 1 String, 2 Int, 3 Boolean, +8 a list of them, +16\n"
+"nullable, +32 items nullable). `shape`: 1 the list may be null, 2 its items may be.\n"
+"ValueError where the text is not such a list or a value not one written as it is.");
+
+static PyObject *project(PyObject *self, PyObject *args) {
+    Py_buffer text;
+    PyObject *spec;
+    int shape;
+    if (!PyArg_ParseTuple(args, "y*O!i:project", &text, &PyTuple_Type, &spec, &shape))
+        return NULL;
+    Field fields[MAX_FIELDS];
+    Py_ssize_t n = 0, most = 2;
+    Out o = {NULL, 0, 0};
+    char *scratch = NULL;
+    PyObject *result = NULL;
+    if (read_fields(spec, fields, &n) < 0)
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i++)
+        most += fields[i].prefix_len + (fields[i].kind == K_CONST ? fields[i].name_len : 4);
+    o.cap = text.len + 64;
+    o.data = PyMem_Malloc((size_t)o.cap);
+    scratch = PyMem_Malloc((size_t)text.len + 1);
+    if (!o.data || !scratch) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const char *p = text.buf, *end = p + text.len;
+    p = skip_ws(p, end);
+    if (is_word(p, end, "null", 4)) {
+        if (!(shape & S_NULLABLE)) {
+            fail("null for a non-null list");
+            goto done;
+        }
+        if (put(&o, "null", 4) < 0)
+            goto done;
+        p += 4;
+    } else {
+        if (p >= end || *p != '[') {
+            fail("not a list");
+            goto done;
+        }
+        if (put(&o, "[", 1) < 0)
+            goto done;
+        p = skip_ws(p + 1, end);
+        if (p < end && *p == ']') {
+            p++;
+        } else {
+            for (int first = 1;; first = 0) {
+                if (!first && put(&o, ",", 1) < 0)
+                    goto done;
+                if (is_word(p, end, "null", 4)) {
+                    if (!(shape & S_ITEM_NULLABLE)) {
+                        fail("null in a list of non-null objects");
+                        goto done;
+                    }
+                    if (put(&o, "null", 4) < 0)
+                        goto done;
+                    p += 4;
+                } else if (p < end && *p == '{') {
+                    if (!(p = put_object(&o, scratch, p, end, fields, n, most)))
+                        goto done;
+                } else {
+                    fail("an item that is not an object");
+                    goto done;
+                }
+                p = skip_ws(p, end);
+                if (p < end && *p == ']') {
+                    p++;
+                    break;
+                }
+                if (p >= end || *p != ',') {
+                    fail("not JSON");
+                    goto done;
+                }
+                p = skip_ws(p + 1, end);
+            }
+        }
+        if (put(&o, "]", 1) < 0)
+            goto done;
+    }
+    if (skip_ws(p, end) != end) {
+        fail("text after the list");
+        goto done;
+    }
+    result = PyBytes_FromStringAndSize(o.data, o.size);
+done:
+    PyMem_Free(scratch);
+    PyMem_Free(o.data);
+    PyBuffer_Release(&text);
+    return result;
+}
+
+PyMethodDef project_methods[] = {
+    {"project", project, METH_VARARGS, project_doc},
+    {NULL, NULL, 0, NULL},
+};

@@ -1,0 +1,343 @@
+"""The native projector of typed GraphQL lists (``project`` in schema/_project.c): a JSON list of
+objects written again with the selected leaf fields, as graphql-core would complete them and
+orjson write them, or a ValueError where it cannot say so from the text alone.
+
+Held against a reference written here from GraphQL's completion rules on the list read by
+orjson: whenever ``project`` answers, the reference gives the same bytes; on the text orjson
+itself writes for a list of plain values (as the service's REST answers are written), it
+answers whenever the reference does. Hostile texts (cut anywhere, bytes changed, nested deep)
+never crash it: they run again under valgrind's memcheck. The GraphQL answers it writes are
+compared with strawberry's own in tests/test_graphql_fast.py.
+
+The editable install the tests run on has no compiled modules, so the extension is compiled
+here from the checkout's sources, as bench/compiled.py builds it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from canasta_referee.service import graphql_fast
+from canasta_referee.service.graphql_fast import (
+    KIND_CONSTANT,
+    KIND_ITEM_NULLABLE,
+    KIND_LIST,
+    KIND_NULLABLE,
+    SHAPE_ITEM_NULLABLE,
+    SHAPE_NULLABLE,
+)
+from tests import memcheck
+
+Fields = tuple[tuple[bytes, bytes, int], ...]
+Project = Callable[[bytes, Fields, int], bytes]
+UNDER_MEMCHECK = bool(os.environ.get("PROJECT_UNDER_MEMCHECK"))
+STRING, INT, BOOLEAN = 1, 2, 3
+NAMES = ("type", "cards", "card", "rank", "seat", "allow")
+#: the hot query's selection of the REST answer's actions: type cards card rank
+HOT: Fields = ((b'"type":', b"type", STRING),
+               (b',"cards":', b"cards", STRING | KIND_LIST | KIND_NULLABLE),
+               (b',"card":', b"card", STRING | KIND_NULLABLE),
+               (b',"rank":', b"rank", STRING | KIND_NULLABLE))
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    module: ModuleType = memcheck.native_module(tmp_path_factory.mktemp("native"))
+    function: Project = module.project
+    return function
+
+
+class Refused(Exception):
+    """The reference cannot complete the value (graphql-core would raise)."""
+
+
+def _leaf(value: Any, kind: int) -> Any:
+    base = kind & 7
+    if base == STRING and type(value) is str:
+        return value
+    if base == INT and type(value) is int and -(2**31) <= value < 2**31:
+        return value
+    if base == BOOLEAN and type(value) is bool:
+        return value
+    raise Refused(value)
+
+
+def _field(value: Any, kind: int) -> Any:
+    if value is None:
+        if not kind & KIND_NULLABLE:
+            raise Refused("null in a non-null field")
+        return None
+    if not kind & KIND_LIST:
+        return _leaf(value, kind)
+    if type(value) is not list:
+        raise Refused("not a list")
+    out = []
+    for item in value:
+        if item is None and not kind & KIND_ITEM_NULLABLE:
+            raise Refused("null item")
+        out.append(None if item is None else _leaf(item, kind))
+    return out
+
+
+def reference(text: bytes, fields: Fields, shape: int) -> bytes:
+    """What graphql-core completes the list read by orjson to, written by orjson."""
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        raise Refused("not JSON") from exc
+    if value is None:
+        if not shape & SHAPE_NULLABLE:
+            raise Refused("null list")
+        return b"null"
+    if type(value) is not list:
+        raise Refused("not a list")
+    out: list[Any] = []
+    for item in value:
+        if item is None:
+            if not shape & SHAPE_ITEM_NULLABLE:
+                raise Refused("null object")
+            out.append(None)
+            continue
+        if type(item) is not dict:
+            raise Refused("not an object")
+        written = {}
+        for prefix, name, kind in fields:
+            key = json.loads(prefix.lstrip(b",")[:-1])
+            written[key] = (json.loads(name) if kind == KIND_CONSTANT
+                            else _field(item.get(name.decode()), kind))
+        out.append(written)
+    return orjson.dumps(out)
+
+
+def agrees(project: Project, text: bytes, fields: Fields, shape: int) -> bool:
+    """``project``'s answer is the reference's, or it refuses; whether it answered."""
+    try:
+        got = project(text, fields, shape)
+    except ValueError:
+        return False
+    assert got == reference(text, fields, shape), (text[:300], fields, shape)
+    return True
+
+
+def spec(picks: list[tuple[str, str, int]]) -> Fields:
+    """Fields from (response name, source name or constant, kind) in order."""
+    return tuple((f'{"," if i else ""}"{key}":'.encode(),
+                  json.dumps(source).encode() if kind == KIND_CONSTANT else source.encode(),
+                  kind) for i, (key, source, kind) in enumerate(picks))
+
+
+def test_the_hot_selection_of_a_legal_action_list(project: Project) -> None:
+    actions = [{"type": "meld", "cards": ["4D", "4C", "JK"], "rank": "4", "seat": 0},
+               {"type": "discard", "card": "5H", "seat": 0},
+               {"type": "answer", "seat": 2, "allow": True}]
+    text = orjson.dumps(actions)
+    assert project(text, HOT, 0) == (
+        b'[{"type":"meld","cards":["4D","4C","JK"],"card":null,"rank":"4"},'
+        b'{"type":"discard","cards":null,"card":"5H","rank":null},'
+        b'{"type":"answer","cards":null,"card":null,"rank":null}]')
+    every = spec([("t", "Action", KIND_CONSTANT), ("seat", "seat", INT | KIND_NULLABLE),
+                  ("allow", "allow", BOOLEAN | KIND_NULLABLE), ("what", "type", STRING),
+                  ("again", "type", STRING)])
+    assert project(text, every, 0) == reference(text, every, 0)
+    assert orjson.loads(project(text, every, 0))[2] == {
+        "t": "Action", "seat": 2, "allow": True, "what": "answer", "again": "answer"}
+    assert project(b"[]", HOT, 0) == b"[]"
+    assert project(b' [ ] ', HOT, 0) == b"[]"
+
+
+@pytest.mark.parametrize(("text", "shape", "answer"), [
+    (b"null", SHAPE_NULLABLE, b"null"), (b"null", 0, None),
+    (b'[null,{"type":"a"}]', SHAPE_ITEM_NULLABLE, b'[null,{"type":"a","cards":null,'
+                                                  b'"card":null,"rank":null}]'),
+    (b'[null]', SHAPE_NULLABLE, None), (b'[1]', 3, None), (b'["a"]', 3, None),
+    (b'[[]]', 3, None), (b'{}', 3, None),
+])
+def test_the_list_and_its_items_null_or_not(project: Project, text: bytes, shape: int,
+                                            answer: bytes | None) -> None:
+    if answer is None:
+        with pytest.raises(ValueError):
+            project(text, HOT, shape)
+        with pytest.raises(Refused):
+            reference(text, HOT, shape)
+    else:
+        assert project(text, HOT, shape) == answer == reference(text, HOT, shape)
+
+
+@pytest.mark.parametrize("item", [
+    b'{"card":"5H"}',  # type is non-null and missing
+    b'{"type":null}', b'{"type":1}', b'{"type":true}', b'{"type":["a"]}', b'{"type":{}}',
+    b'{"type":"a","cards":"4D"}', b'{"type":"a","cards":[1]}', b'{"type":"a","cards":[[]]}',
+    b'{"type":"a","cards":[null,"4D",]}', b'{"type":"a","cards":["4D"}',
+])
+def test_values_graphql_would_refuse_are_refused(project: Project, item: bytes) -> None:
+    text = b"[" + item + b"]"
+    with pytest.raises(ValueError):
+        project(text, HOT, 0)
+
+
+@pytest.mark.parametrize(("item", "why"), [
+    (b'{"type":"a\\u0062"}', "an escape: orjson would write the character itself"),
+    (b'{"type":"a\\/"}', "an escape"), (b'{"type":"\xc3\xa9"}', "not ASCII: left unchecked"),
+    (b'{"type":"\x7f"}', "DEL"), (b'{"ty\\u0070e":"a"}', "a key with an escape"),
+    (b'{"type":"a","seat":-0}', "-0: written 0"), (b'{"type":"a","seat":1.0}', "a fraction"),
+    (b'{"type":"a","seat":1e2}', "an exponent"), (b'{"type":"a","seat":2147483648}', "past Int"),
+    (b'{"type":"a","seat":-2147483649}', "past Int"), (b'{"type":"a","seat":007}', "zeros"),
+])
+def test_what_it_leaves_to_the_slower_path(project: Project, item: bytes, why: str) -> None:
+    """Texts it cannot copy as orjson would write their values: refused (the fast path then
+    reads them as data), whatever the reference makes of them."""
+    fields = (*HOT, (b',"seat":', b"seat", INT | KIND_NULLABLE))
+    with pytest.raises(ValueError):
+        project(b"[" + item + b"]", fields, 0)
+
+
+def test_ints_at_the_edges_of_graphql_int(project: Project) -> None:
+    fields = spec([("seat", "seat", INT)])
+    for seat in (0, 7, -1, 2**31 - 1, -(2**31)):
+        text = orjson.dumps([{"seat": seat}])
+        assert project(text, fields, 0) == reference(text, fields, 0) == (
+            b'[{"seat":%d}]' % seat)
+
+
+def test_the_last_of_equal_keys_counts_as_in_a_dict(project: Project) -> None:
+    text = b'[{"type":"a","card":"1","type":"b","card":null}]'
+    assert project(text, HOT, 0) == reference(text, HOT, 0)
+    assert orjson.loads(project(text, HOT, 0))[0]["type"] == "b"
+    with pytest.raises(ValueError):  # the last is refused, though the first was fine
+        project(b'[{"type":"a","type":1}]', HOT, 0)
+
+
+def test_unselected_values_are_skipped_whatever_they_hold(project: Project) -> None:
+    text = (b'[{"x":{"a":[1,2.5e-3,{"b":"\\"}"}],"c":null},"type":"a","y":[[[]]],'
+            b'"z":"\xc3\xa9\\u00e9","w":-12.5E+3,"v":false}]')
+    assert agrees(project, text, HOT, 0)
+    for deep in (b"[" * 60 + b"]" * 60, b"[" * 100_000 + b"]" * 100_000):
+        text = b'[{"x":' + deep + b',"type":"a"}]'
+        assert agrees(project, text, HOT, 0) is (len(deep) == 120)
+
+
+@pytest.mark.parametrize(("fields", "shape", "error"), [
+    ("not a tuple", 0, TypeError), (((b'"a":', b"a"),), 0, ValueError),
+    (((b'"a":', "a", 1),), 0, ValueError), (((b'"a":', b"a", 8),), 0, ValueError),
+    (((b'"a":', b"a", 4),), 0, ValueError), (((b'"a":', b"a", 64),), 0, ValueError),
+    (((b'"a":', b"a", -1),), 0, ValueError), (((b'"a":', b"a", 2**70),), 0, OverflowError),
+    (((b'"a":', b"a", 1),) * 65, 0, ValueError),
+])
+def test_a_malformed_selection_is_refused(project: Project, fields: Any, shape: int,
+                                          error: type[Exception]) -> None:
+    with pytest.raises(error):
+        project(b'[{"a":"b"}]', fields, shape)
+
+
+# values as orjson reads them: strings of plain ASCII and others, ints inside and outside
+# GraphQL's range, floats, booleans, null, lists and objects
+_plain = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7e), max_size=6)
+_scalars = st.one_of(_plain, st.text(max_size=4), st.integers(-(2**33), 2**33),
+                     st.booleans(), st.none(), st.floats(allow_nan=False, allow_infinity=False))
+_values = st.recursive(_scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(NAMES), inner, max_size=3)),
+    max_leaves=8)
+_items = st.one_of(st.dictionaries(st.sampled_from((*NAMES, "x", "")), _values, max_size=7),
+                   st.none(), _scalars)
+_kinds = st.builds(lambda base, flags: base | flags, st.sampled_from((STRING, INT, BOOLEAN)),
+                   st.sampled_from([0, KIND_LIST, KIND_NULLABLE, KIND_LIST | KIND_NULLABLE,
+                                    KIND_LIST | KIND_ITEM_NULLABLE,
+                                    KIND_LIST | KIND_NULLABLE | KIND_ITEM_NULLABLE]))
+_picks = st.lists(st.one_of(
+    st.tuples(st.sampled_from(("a", "b", "type", "seat")), st.sampled_from(NAMES), _kinds),
+    st.tuples(st.just("__typename"), st.just("Action"), st.just(KIND_CONSTANT))),
+    min_size=1, max_size=6, unique_by=lambda p: p[0])
+# the service's own values: what its REST answers hold (codes and words of printable ASCII,
+# which orjson writes without an escape), and the kinds the schema gives them
+_code = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7e, exclude_characters='"\\'),
+                max_size=6)
+_action = st.fixed_dictionaries({"type": _code}, optional={
+    "cards": st.lists(_code, max_size=5), "card": _code, "rank": _code,
+    "seat": st.integers(-(2**31), 2**31 - 1), "allow": st.booleans()})
+_KIND_OF = {"type": STRING, "cards": STRING | KIND_LIST | KIND_NULLABLE,
+            "card": STRING | KIND_NULLABLE, "rank": STRING | KIND_NULLABLE,
+            "seat": INT | KIND_NULLABLE, "allow": BOOLEAN | KIND_NULLABLE}
+
+
+def _spaced(text: bytes, how: int) -> bytes:
+    """The same JSON with white space: none, Python's separators, or indented."""
+    if how == 0:
+        return text
+    value = json.loads(text)
+    return (json.dumps(value) if how == 1 else json.dumps(value, indent=2)).encode()
+
+
+@settings(max_examples=50 if UNDER_MEMCHECK else 600, suppress_health_check=[HealthCheck.too_slow])
+@given(items=st.lists(_items, max_size=5), picks=_picks, shape=st.integers(0, 3),
+       how=st.integers(0, 2))
+def test_any_list_is_projected_as_the_reference_completes_it_or_refused(
+        project: Project, items: list[Any], picks: list[tuple[str, str, int]], shape: int,
+        how: int) -> None:
+    agrees(project, _spaced(orjson.dumps(items), how), spec(picks), shape)
+
+
+@settings(max_examples=40 if UNDER_MEMCHECK else 400, suppress_health_check=[HealthCheck.too_slow])
+@given(actions=st.lists(_action, max_size=8), names=st.lists(
+    st.sampled_from(NAMES), min_size=1, max_size=6), how=st.integers(0, 2))
+@example(actions=[{"type": "a", "seat": -(2**31)}], names=["seat"], how=0)
+def test_the_services_actions_are_always_projected(project: Project,
+                                                   actions: list[dict[str, Any]],
+                                                   names: list[str], how: int) -> None:
+    """Lists of actions as the REST answers write them (printable ASCII, ints in range):
+    never refused, whatever the selection (aliases: a name twice), with or without white
+    space."""
+    picks = [(f"f{i}", name, _KIND_OF[name]) for i, name in enumerate(names)]
+    assert agrees(project, _spaced(orjson.dumps(actions), how), spec(picks), 0)
+
+
+@settings(max_examples=60 if UNDER_MEMCHECK else 500, suppress_health_check=[HealthCheck.too_slow])
+@given(actions=st.lists(_action, min_size=1, max_size=6), cut=st.floats(0, 1),
+       flips=st.lists(st.tuples(st.floats(0, 1), st.integers(0, 255)), max_size=3))
+def test_hostile_texts_are_refused_or_agree(project: Project, actions: list[dict[str, Any]],
+                                           cut: float, flips: list[tuple[float, int]]) -> None:
+    """A real list cut short and with bytes changed: answered as the reference, or refused."""
+    text = bytearray(orjson.dumps(actions))
+    for at, byte in flips:
+        text[int(at * (len(text) - 1))] = byte
+    text = text[:max(1, int(cut * len(text)))] if cut < 1 else text
+    fields = (*HOT, (b',"seat":', b"seat", INT | KIND_NULLABLE),
+              (b',"allow":', b"allow", BOOLEAN | KIND_NULLABLE))
+    agrees(project, bytes(text), fields, 0)
+    agrees(project, bytes(text), fields, 3)
+
+
+def test_every_cut_of_a_real_list_is_refused(project: Project) -> None:
+    text = orjson.dumps([{"type": "meld", "cards": ["4D", "4C", "JK"], "rank": "4", "seat": 0},
+                         {"type": "discard", "card": "5H", "seat": 1, "allow": False}])
+    fields = (*HOT, (b',"allow":', b"allow", BOOLEAN | KIND_NULLABLE))
+    for end in range(len(text)):
+        with pytest.raises(ValueError):
+            project(text[:end], fields, 3)
+    assert agrees(project, text, fields, 3)
+
+
+def test_the_planner_s_kinds_are_the_projector_s() -> None:
+    """graphql_fast writes the kinds that schema/_project.c reads: the Action type's fields."""
+    from canasta_referee.service.graphql import schema
+
+    action = schema._schema.get_type("Action")
+    kinds = {name: graphql_fast._leaf_kind(field.type)
+             for name, field in action.fields.items()}  # type: ignore[union-attr]
+    assert kinds == _KIND_OF
+
+
+def test_native_projector_has_no_memory_errors_under_memcheck(tmp_path: Path) -> None:
+    """These tests (fewer examples) again under valgrind's memcheck: nothing reported in
+    schema/_project.c."""
+    memcheck.assert_clean(__file__, "not memcheck", "PROJECT_UNDER_MEMCHECK", "_project.c",
+                          tmp_path)
