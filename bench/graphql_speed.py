@@ -4,12 +4,16 @@ next to baselines outside the GraphQL code in the same run.
 
     python bench/graphql_speed.py                 # a Markdown table
     python bench/graphql_speed.py --seconds 2 --json
+    python bench/graphql_speed.py --compiled      # the wheel's build: compiled engine, native
+                                                  # writer, reader and projector
 
 Every request goes through the whole ASGI app in this process, without a server or a socket;
 the legal-action list comes from the service's cache (one state). Rows: the two GraphQL shapes
 answered from the cache of planned answers, from the plan (``service/graphql_fast.py``) with
-that cache off, and by strawberry's execution; ``POST /v1/legal-actions`` through the same app,
-and ``orjson.dumps`` of the same 193 action dicts. Ratios are to the REST request. Figures
+that cache off (for the typed list where the native projector is installed, also the plan
+completing it in Python, as an editable install does), and by strawberry's execution;
+``POST /v1/legal-actions`` through the same app, and ``orjson.dumps`` of the same 193 action
+dicts. Ratios are to the REST request. Figures
 drift with the machine's load: compare the rows of one run.
 """
 
@@ -28,6 +32,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
+if "--compiled" in sys.argv:  # before the package is imported: build/compiled's, not the checkout's
+    from bench.compiled import ensure_built
+
+    sys.path.insert(0, str(ensure_built()))
 
 import orjson  # noqa: E402
 from starlette.types import ASGIApp, Message  # noqa: E402
@@ -136,6 +144,9 @@ def run(seconds: float) -> list[dict[str, Any]]:
         cases.append((f"GraphQL {name}, from the answer cache", post))
         cases.append((f"GraphQL {name}, planned (answer cache off)",
                       _switched(post, view, planned=True)))
+        if query is TYPED and service_graphql.PROJECT is not None:
+            cases.append((f"GraphQL {name}, planned, completed in Python (no projector)",
+                          _without_projector(state, loop)))
         cases.append((f"GraphQL {name}, fast path off (strawberry)",
                       _switched(post, view, planned=False)))
     rows = [{"case": name, "ms": per_call(fn, seconds, loop)} for name, fn in cases]
@@ -143,6 +154,22 @@ def run(seconds: float) -> list[dict[str, Any]]:
     for row in rows:
         row["x_rest"] = row["ms"] / base
     return rows
+
+
+def _without_projector(state: dict[str, Any],
+                       loop: asyncio.AbstractEventLoop) -> Callable[[], Awaitable[bytes]]:
+    """The typed query through an app of its own whose plan was made without the native
+    projector (``service.graphql.PROJECT``), with the planned answers' cache off."""
+    project = service_graphql.PROJECT
+    app = create_app(Settings(log_level="warning"))
+    post = poster(app, "/graphql", orjson.dumps({"query": TYPED, "variables": {"s": state}}))
+    service_graphql.PROJECT = None
+    try:
+        for _ in range(2):  # validated by strawberry, then planned
+            loop.run_until_complete(post())
+    finally:
+        service_graphql.PROJECT = project
+    return _switched(post, app.graphql, planned=True)  # type: ignore[attr-defined]
 
 
 def _switched(post: Callable[[], Awaitable[bytes]], view: Any,
@@ -167,11 +194,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=1.0, help="per case")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--compiled", action="store_true",
+                        help="run the wheel's build (build/compiled, built by bench/compiled.py "
+                             "when missing): compiled engine, native writer, reader, projector")
     args = parser.parse_args()
     rows = run(args.seconds)
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
+    from canasta_referee.engine import BUILD
+    from canasta_referee.schema.text import WRITER
+
+    print(f"engine {BUILD}, writer {WRITER}, projector "
+          f"{'native' if service_graphql.PROJECT is not None else 'none'}\n")
     print("| in process, 193 legal actions | ms per query | x REST |")
     print("|---|---:|---:|")
     for row in rows:

@@ -142,7 +142,8 @@ def test_wheel_has_the_compiled_engine_and_it_plays_exactly_as_python(tmp_path: 
             "from canasta_referee.schema import text; "
             "from canasta_referee.schema import canonical; "
             "print(json.dumps({'files': files, 'build': [engine.BUILD, engine.COMPILED_MODULES], "
-            "'writer': text.WRITER, 'reader': canonical.READER, 'digest': digest()}))")
+            "'writer': text.WRITER, 'reader': canonical.READER, "
+            "'projector': text.project is not None, 'digest': digest()}))")
     proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path,
                           capture_output=True, text=True, timeout=600, check=True)
     answer = json.loads(proc.stdout)
@@ -152,6 +153,7 @@ def test_wheel_has_the_compiled_engine_and_it_plays_exactly_as_python(tmp_path: 
     assert answer["build"] == ["compiled", sorted(HOT)]  # what /readyz and /metrics report
     assert answer["writer"] == "native"
     assert answer["reader"] == "native" and canonical.READER == "msgspec"
+    assert answer["projector"] and text.project is None  # typed GraphQL lists (_project.c)
     assert answer["digest"] == digest()
 
 
