@@ -6,10 +6,12 @@ actions of 4 fields took 4 to 5 ms, the list itself well under 0.1 ms. For such 
 ``Plan`` is made once (fields collected as graphql-core collects them: fragments, inline
 fragments and type conditions, the same response names merged, in the same order) and run
 directly: the root field's own resolver is called, and the answer is written out as graphql-core
-would write it, every leaf coerced by its scalar. Whatever the plan does not cover at run time
-(a null in a non-null field, a value its scalar would refuse, a missing variable) raises
-``Unsupported``, and strawberry answers the request as before; so do documents it does not
-cover at all (``plan`` returns None).
+would write it, every leaf coerced by its scalar; a list of dicts given as JSON text whose
+selected fields are all leaves is written from that text by the native projector
+(schema/_project.c) where it is installed. Whatever the plan does not cover at run time
+(a null in a non-null field, a value its scalar would refuse, a missing variable, a text the
+projector refuses) raises ``Unsupported``, and strawberry answers the request as before; so do
+documents it does not cover at all (``plan`` returns None).
 """
 
 from __future__ import annotations

@@ -194,8 +194,8 @@ def test_values_graphql_would_refuse_are_refused(project: Project, item: bytes) 
     (b'{"type":"a","seat":-2147483649}', "past Int"), (b'{"type":"a","seat":007}', "zeros"),
 ])
 def test_what_it_leaves_to_the_slower_path(project: Project, item: bytes, why: str) -> None:
-    """Texts it cannot copy as orjson would write their values: refused (the fast path then
-    reads them as data), whatever the reference makes of them."""
+    """Texts it cannot copy as orjson would write their values: refused (strawberry then
+    answers the request), whatever the reference makes of them."""
     fields = (*HOT, (b',"seat":', b"seat", INT | KIND_NULLABLE))
     with pytest.raises(ValueError):
         project(b"[" + item + b"]", fields, 0)
