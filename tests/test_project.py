@@ -177,7 +177,8 @@ def test_the_list_and_its_items_null_or_not(project: Project, text: bytes, shape
     b'{"card":"5H"}',  # type is non-null and missing
     b'{"type":null}', b'{"type":1}', b'{"type":true}', b'{"type":["a"]}', b'{"type":{}}',
     b'{"type":"a","cards":"4D"}', b'{"type":"a","cards":[1]}', b'{"type":"a","cards":[[]]}',
-    b'{"type":"a","cards":[null,"4D",]}', b'{"type":"a","cards":["4D"}',
+    b'{"type":"a","cards":[null,"4D"]}', b'{"type":"a","cards":["4D",null]}',
+    b'{"type":"a","cards":["4D",]}', b'{"type":"a","cards":["4D"}',
 ])
 def test_values_graphql_would_refuse_are_refused(project: Project, item: bytes) -> None:
     text = b"[" + item + b"]"
@@ -199,6 +200,14 @@ def test_what_it_leaves_to_the_slower_path(project: Project, item: bytes, why: s
     fields = (*HOT, (b',"seat":', b"seat", INT | KIND_NULLABLE))
     with pytest.raises(ValueError):
         project(b"[" + item + b"]", fields, 0)
+
+
+def test_null_items_where_the_list_takes_them(project: Project) -> None:
+    fields = spec([("cards", "cards", STRING | KIND_LIST | KIND_ITEM_NULLABLE)])
+    text = b'[{"cards":[null,"4D",null]}]'
+    assert project(text, fields, 0) == reference(text, fields, 0) == text
+    with pytest.raises(ValueError):
+        project(b'[{"cards":null}]', fields, 0)  # the list itself is non-null
 
 
 def test_ints_at_the_edges_of_graphql_int(project: Project) -> None:
