@@ -297,10 +297,9 @@ static const char *value(char **to, const char *p, const char *end, const Field 
 
 /* read the object at p ('{'), its selected values written compact into `scratch` (room for
    the whole text: they are never longer than the text they come from), then write them to o
-   in the selection's order (`most`: the bytes an object adds beyond its values); the text
-   past it, or NULL */
+   in the selection's order; the text past it, or NULL */
 static const char *put_object(Out *o, char *scratch, const char *p, const char *end,
-                              Field *fields, Py_ssize_t n, Py_ssize_t most) {
+                              Field *fields, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++)
         fields[i].at = NULL;
     char *to = scratch;
@@ -370,7 +369,18 @@ static const char *put_object(Out *o, char *scratch, const char *p, const char *
             p = skip_ws(p + 1, end);
         }
     }
-    if (reserve(o, most + (to - scratch)) < 0)
+    Py_ssize_t need = 2; /* the object's bytes, exactly: aliases write one value more than once */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Field *f = &fields[i];
+        if (f->kind != K_CONST && f->at == NULL && !(f->kind & K_NULLABLE)) {
+            fail("a non-null field is missing");
+            return NULL;
+        }
+        need += f->prefix_len + (f->kind == K_CONST ? f->name_len
+                                 : f->at != NULL   ? f->end - f->at
+                                                   : 4);
+    }
+    if (reserve(o, need) < 0)
         return NULL;
     char *out = o->data + o->size;
     *out++ = '{';
@@ -381,12 +391,8 @@ static const char *put_object(Out *o, char *scratch, const char *p, const char *
             out = copy(out, f->name, f->name_len);
         else if (f->at != NULL)
             out = copy(out, f->at, f->end - f->at);
-        else if (f->kind & K_NULLABLE)
+        else
             out = copy(out, "null", 4);
-        else {
-            fail("a non-null field is missing");
-            return NULL;
-        }
     }
     *out++ = '}';
     o->size = out - o->data;
@@ -437,14 +443,12 @@ static PyObject *project(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*O!i:project", &text, &PyTuple_Type, &spec, &shape))
         return NULL;
     Field fields[MAX_FIELDS];
-    Py_ssize_t n = 0, most = 2;
+    Py_ssize_t n = 0;
     Out o = {NULL, 0, 0};
     char *scratch = NULL;
     PyObject *result = NULL;
     if (read_fields(spec, fields, &n) < 0)
         goto done;
-    for (Py_ssize_t i = 0; i < n; i++)
-        most += fields[i].prefix_len + (fields[i].kind == K_CONST ? fields[i].name_len : 4);
     o.cap = text.len + 64;
     o.data = PyMem_Malloc((size_t)o.cap);
     scratch = PyMem_Malloc((size_t)text.len + 1);
@@ -485,7 +489,7 @@ static PyObject *project(PyObject *self, PyObject *args) {
                         goto done;
                     p += 4;
                 } else if (p < end && *p == '{') {
-                    if (!(p = put_object(&o, scratch, p, end, fields, n, most)))
+                    if (!(p = put_object(&o, scratch, p, end, fields, n)))
                         goto done;
                 } else {
                     fail("an item that is not an object");

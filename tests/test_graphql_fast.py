@@ -163,6 +163,9 @@ def test_aliases_fragments_and_typename(http: TestClient, executions: list[str],
         "fragment R on LegalActionsResult { __typename ... on LegalActions { phase ...L } "
         "... on Problem { ...P } } fragment L on LegalActions { seat actions { rank } } "
         "fragment A on Action { cards rank type } fragment P on Problem { code detail }",
+        # one field of every action under seven aliases (its text written eight times)
+        "query($s: JSON!) { legalActions(state: $s) { ... on LegalActions { actions { "
+        "a: cards b: cards c: cards d: cards e: cards f: cards g: cards cards } } } }",
         # an inline fragment without a type condition, on the union itself
         "query($s: JSON!) { legalActions(state: $s) { ... { __typename } "
         "... on LegalActionsResult { ... on LegalActions { actionsJson } } } }",

@@ -202,6 +202,18 @@ def test_what_it_leaves_to_the_slower_path(project: Project, item: bytes, why: s
         project(b"[" + item + b"]", fields, 0)
 
 
+def test_one_value_under_many_aliases_is_written_each_time(project: Project) -> None:
+    """Aliases write one value several times: an answer many times its text (a bug wrote past
+    the end of the buffer, reserving room for each value once)."""
+    text = orjson.dumps([{"type": "meld", "cards": [f"{r}H" for r in "3456789"] * 4}] * 50)
+    for aliases in (2, 8, 64):
+        fields = spec([(f"a{i}", "cards", STRING | KIND_LIST | KIND_NULLABLE)
+                       for i in range(aliases)])
+        answer = project(text, fields, 0)
+        assert answer == reference(text, fields, 0)
+        assert len(answer) > aliases * 50 * 28 * 5
+
+
 def test_null_items_where_the_list_takes_them(project: Project) -> None:
     fields = spec([("cards", "cards", STRING | KIND_LIST | KIND_ITEM_NULLABLE)])
     text = b'[{"cards":[null,"4D",null]}]'
