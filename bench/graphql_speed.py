@@ -13,8 +13,8 @@ answered from the cache of planned answers, from the plan (``service/graphql_fas
 that cache off (for the typed list where the native projector is installed, also the plan
 completing it in Python, as an editable install does), and by strawberry's execution;
 ``POST /v1/legal-actions`` through the same app, and ``orjson.dumps`` of the same 193 action
-dicts. Ratios are to the REST request. Figures
-drift with the machine's load: compare the rows of one run.
+dicts. Ratios are to the REST request. Figures drift with the machine's load: compare the rows
+of one run.
 """
 
 from __future__ import annotations

@@ -91,25 +91,32 @@ static int is_word(const char *p, const char *end, const char *word, Py_ssize_t 
     return end - p >= n && memcmp(p, word, (size_t)n) == 0;
 }
 
-/* past a string at p ('"'); *plain: no escape, only printable ASCII inside. NULL: not one */
-static const char *skip_string(const char *p, const char *end, int *plain) {
-    *plain = 1;
+/* past a string at p ('"') of printable ASCII without escapes, or NULL: the only strings this
+   reads, keys and values alike (orjson writes these as they are; an escape, DEL or a byte past
+   ASCII would need decoding and checking as orjson does: left to the slower path) */
+static const char *skip_string(const char *p, const char *end) {
     for (p++; p < end; p++) {
         unsigned char c = (unsigned char)*p;
         if (c == '"')
             return p + 1;
-        if (c < 0x20)
-            return NULL; /* JSON refuses raw control characters */
-        if (c == '\\') {
-            *plain = 0;
-            if (++p >= end)
-                return NULL;
-        } else if (c >= 0x7f) {
-            *plain = 0; /* orjson writes DEL and non-ASCII as they are, but their text is left
-                           unchecked here: the slower path reads and checks it */
-        }
+        if (c < 0x20 || c == '\\' || c >= 0x7f)
+            return NULL;
     }
     return NULL;
+}
+
+/* after an item of a list or object (and the white space before it): past `close` (1), or
+   past ',' and the white space after it (0); -1: neither */
+static int next_item(const char **p, const char *end, char close) {
+    const char *q = skip_ws(*p, end);
+    if (q < end && *q == close) {
+        *p = q + 1;
+        return 1;
+    }
+    if (q >= end || *q != ',')
+        return -1;
+    *p = skip_ws(q + 1, end);
+    return 0;
 }
 
 static int is_number_char(char c) {
@@ -132,11 +139,9 @@ static const char *digits(const char *p, const char *end, Py_ssize_t most) {
 static const char *skip_value(const char *p, const char *end, int depth) {
     if (p >= end)
         return NULL;
-    int plain;
     switch (*p) {
     case '"':
-        p = skip_string(p, end, &plain);
-        return plain ? p : NULL;
+        return skip_string(p, end);
     case 't':
         return is_word(p, end, "true", 4) ? p + 4 : NULL;
     case 'f':
@@ -152,26 +157,19 @@ static const char *skip_value(const char *p, const char *end, int depth) {
         p = skip_ws(p + 1, end);
         if (p < end && *p == close)
             return p + 1;
-        for (;;) {
+        for (int next = 0; next == 0;) {
             if (object) {
-                if (p >= end || *p != '"' || !(p = skip_string(p, end, &plain)) || !plain)
+                if (p >= end || *p != '"' || !(p = skip_string(p, end)))
                     return NULL;
                 p = skip_ws(p, end);
                 if (p >= end || *p != ':')
                     return NULL;
                 p = skip_ws(p + 1, end);
             }
-            if (!(p = skip_value(p, end, depth + 1)))
+            if (!(p = skip_value(p, end, depth + 1)) || (next = next_item(&p, end, close)) < 0)
                 return NULL;
-            p = skip_ws(p, end);
-            if (p >= end)
-                return NULL;
-            if (*p == close)
-                return p + 1;
-            if (*p != ',')
-                return NULL;
-            p = skip_ws(p + 1, end);
         }
+        return p;
     }
     default:
         if (*p == '-')
@@ -201,30 +199,16 @@ static inline char *copy(char *to, const char *from, Py_ssize_t n) {
 static const char *scalar(char **to, const char *p, const char *end, int kind) {
     const char *start = p;
     if (kind == K_STRING) {
-        if (p >= end || *p != '"')
+        if (p >= end || *p != '"' || !(p = skip_string(p, end)))
             return NULL;
-        for (p++;; p++) {
-            if (p >= end)
-                return NULL;
-            unsigned char c = (unsigned char)*p;
-            if (c == '"')
-                break;
-            if (c < 0x20 || c == '\\' || c >= 0x7f)
-                return NULL; /* not JSON, or text orjson may write otherwise: not checked here */
-        }
-        p++;
     } else if (kind == K_INT) {
         int negative = p < end && *p == '-';
-        if (negative)
-            p++;
-        const char *digits = p;
-        while (p < end && *p >= '0' && *p <= '9')
-            p++;
-        Py_ssize_t n = p - digits;
-        if (n == 0 || n > 10 || (n > 1 && *digits == '0') || (p < end && is_number_char(*p)))
+        const char *first = p + negative;
+        if (!(p = digits(first, end, 10)) || (p - first > 1 && *first == '0') ||
+            (p < end && is_number_char(*p)))
             return NULL;
         long long value = 0;
-        for (const char *d = digits; d < p; d++)
+        for (const char *d = first; d < p; d++)
             value = value * 10 + (*d - '0');
         if (negative ? (value == 0 || value > 2147483648LL) : value > 2147483647LL)
             return NULL; /* -0 is written 0; outside GraphQL's Int */
@@ -281,17 +265,14 @@ static const char *value(char **to, const char *p, const char *end, const Field 
             fail("a list item of another kind");
             return NULL;
         }
-        p = skip_ws(p, end);
-        if (p < end && *p == ']') {
-            *(*to)++ = ']';
-            return p + 1;
-        }
-        if (p >= end || *p != ',') {
+        int next = next_item(&p, end, ']');
+        if (next < 0) {
             fail("a list is not closed");
             return NULL;
         }
-        *(*to)++ = ',';
-        p = skip_ws(p + 1, end);
+        *(*to)++ = next ? ']' : ',';
+        if (next)
+            return p;
     }
 }
 
@@ -307,15 +288,10 @@ static const char *put_object(Out *o, char *scratch, const char *p, const char *
     if (p < end && *p == '}') {
         p++;
     } else {
-        for (;;) {
-            int plain;
+        for (int next = 0; next == 0;) {
             const char *key = p;
-            if (p >= end || *p != '"' || !(p = skip_string(p, end, &plain))) {
-                fail("not JSON");
-                return NULL;
-            }
-            if (!plain) {
-                fail("a key with an escape");
+            if (p >= end || *p != '"' || !(p = skip_string(p, end))) {
+                fail("not JSON, or a key that is not plain ASCII");
                 return NULL;
             }
             Py_ssize_t key_len = p - key - 2;
@@ -357,16 +333,10 @@ static const char *put_object(Out *o, char *scratch, const char *p, const char *
                     f->end = to;
                 }
             }
-            p = skip_ws(p, end);
-            if (p < end && *p == '}') {
-                p++;
-                break;
-            }
-            if (p >= end || *p != ',') {
+            if ((next = next_item(&p, end, '}')) < 0) {
                 fail("not JSON");
                 return NULL;
             }
-            p = skip_ws(p + 1, end);
         }
     }
     Py_ssize_t need = 2; /* the object's bytes, exactly: aliases write one value more than once */
@@ -477,7 +447,7 @@ static PyObject *project(PyObject *self, PyObject *args) {
         if (p < end && *p == ']') {
             p++;
         } else {
-            for (int first = 1;; first = 0) {
+            for (int next = 0, first = 1; next == 0; first = 0) {
                 if (!first && put(&o, ",", 1) < 0)
                     goto done;
                 if (is_word(p, end, "null", 4)) {
@@ -495,16 +465,10 @@ static PyObject *project(PyObject *self, PyObject *args) {
                     fail("an item that is not an object");
                     goto done;
                 }
-                p = skip_ws(p, end);
-                if (p < end && *p == ']') {
-                    p++;
-                    break;
-                }
-                if (p >= end || *p != ',') {
+                if ((next = next_item(&p, end, ']')) < 0) {
                     fail("not JSON");
                     goto done;
                 }
-                p = skip_ws(p + 1, end);
             }
         }
         if (put(&o, "]", 1) < 0)

@@ -191,7 +191,7 @@ class _Planner:
                 raise Unsupported(f"{runtime.name}.{name} takes arguments")
             text = None if from_dict else self.texts.get((runtime.name, name))
             projected = None if text is None else self.projected(field.type, group)
-            if text is not None and projected is not None:
+            if projected is not None:  # read as the list's text, written by ``project``
                 spec.append((key, text, frozenset(), frozenset(), projected, ""))
                 continue
             read = self.python_name(runtime, name) if from_dict else self.getter(runtime, name)
