@@ -32,12 +32,13 @@ enum { K_CONST = 0, K_STRING = 1, K_INT = 2, K_BOOL = 3 };
 #define MAX_FIELDS 64
 #define MAX_DEPTH 64
 
-typedef struct {
+typedef struct Field {
     const char *prefix; /* `"key":`, the response name's, with the comma before it but first */
     Py_ssize_t prefix_len;
     const char *name; /* the source key (K_CONST: the constant's JSON text) */
     Py_ssize_t name_len;
     int kind;
+    struct Field *same; /* the next field reading the same key (an alias), or NULL */
     const char *at, *end; /* the value's text in the current object; NULL: not there */
 } Field;
 
@@ -81,33 +82,55 @@ static int put(Out *o, const char *text, Py_ssize_t n) {
     return 0;
 }
 
-static const char *skip_ws(const char *p, const char *end) {
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+static inline int put_byte(Out *o, char c) {
+    if (reserve(o, 1) < 0)
+        return -1;
+    o->data[o->size++] = c;
+    return 0;
+}
+
+static inline const char *skip_ws(const char *p, const char *end) {
+    /* one comparison for the usual byte: none of the four is above ' ' */
+    while (p < end && (unsigned char)*p <= ' ' &&
+           (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
         p++;
     return p;
 }
 
-static int is_word(const char *p, const char *end, const char *word, Py_ssize_t n) {
-    return end - p >= n && memcmp(p, word, (size_t)n) == 0;
+static inline int is_word(const char *p, const char *end, const char *word, Py_ssize_t n) {
+    if (end - p < n)
+        return 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (p[i] != word[i])
+            return 0;
+    return 1;
 }
+
+/* the bytes a string this reads may hold: printable ASCII but '"' and '\\' */
+static const unsigned char PLAIN[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x00 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x10 */
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x20: '"' */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x30 */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x40 */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, /* 0x50: '\\' */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x60 */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, /* 0x70: DEL */
+    /* 0x80 to 0xff: 0 */
+};
 
 /* past a string at p ('"') of printable ASCII without escapes, or NULL: the only strings this
    reads, keys and values alike (orjson writes these as they are; an escape, DEL or a byte past
    ASCII would need decoding and checking as orjson does: left to the slower path) */
-static const char *skip_string(const char *p, const char *end) {
-    for (p++; p < end; p++) {
-        unsigned char c = (unsigned char)*p;
-        if (c == '"')
-            return p + 1;
-        if (c < 0x20 || c == '\\' || c >= 0x7f)
-            return NULL;
-    }
-    return NULL;
+static inline const char *skip_string(const char *p, const char *end) {
+    for (p++; p < end && PLAIN[(unsigned char)*p]; p++)
+        ;
+    return p < end && *p == '"' ? p + 1 : NULL;
 }
 
 /* after an item of a list or object (and the white space before it): past `close` (1), or
    past ',' and the white space after it (0); -1: neither */
-static int next_item(const char **p, const char *end, char close) {
+static inline int next_item(const char **p, const char *end, char close) {
     const char *q = skip_ws(*p, end);
     if (q < end && *q == close) {
         *p = q + 1;
@@ -195,13 +218,12 @@ static inline char *copy(char *to, const char *from, Py_ssize_t n) {
     return to + n;
 }
 
-/* past the scalar of `kind` at p, copied to *to where it is written as it is; NULL: not */
-static const char *scalar(char **to, const char *p, const char *end, int kind) {
-    const char *start = p;
-    if (kind == K_STRING) {
-        if (p >= end || *p != '"' || !(p = skip_string(p, end)))
-            return NULL;
-    } else if (kind == K_INT) {
+/* past the scalar of `kind` at p where its text is what orjson writes for the value
+   graphql-core completes it to; NULL: not */
+static inline const char *scalar(const char *p, const char *end, int kind) {
+    if (kind == K_STRING)
+        return p < end && *p == '"' ? skip_string(p, end) : NULL;
+    if (kind == K_INT) {
         int negative = p < end && *p == '-';
         const char *first = p + negative;
         if (!(p = digits(first, end, 10)) || (p - first > 1 && *first == '0') ||
@@ -212,34 +234,30 @@ static const char *scalar(char **to, const char *p, const char *end, int kind) {
             value = value * 10 + (*d - '0');
         if (negative ? (value == 0 || value > 2147483648LL) : value > 2147483647LL)
             return NULL; /* -0 is written 0; outside GraphQL's Int */
-    } else if (kind == K_BOOL) {
-        if (is_word(p, end, "true", 4))
-            p += 4;
-        else if (is_word(p, end, "false", 5))
-            p += 5;
-        else
-            return NULL;
-    } else {
-        return NULL;
+        return p;
     }
-    *to = copy(*to, start, p - start);
-    return p;
+    if (kind == K_BOOL) {
+        if (is_word(p, end, "true", 4))
+            return p + 4;
+        if (is_word(p, end, "false", 5))
+            return p + 5;
+    }
+    return NULL;
 }
 
-/* past the value of field f at p (past white space), written compact to *to; NULL: refused
-   (ValueError set). What it writes is never longer than the text it read. */
-static const char *value(char **to, const char *p, const char *end, const Field *f) {
+/* past the value of field f at p (past white space); NULL: refused (ValueError set). Its text
+   is what orjson writes but for white space inside a list: *spaced is set where there is some */
+static const char *value(const char *p, const char *end, const Field *f, int *spaced) {
     if (is_word(p, end, "null", 4)) {
         if (!(f->kind & K_NULLABLE)) {
             fail("null in a non-null field");
             return NULL;
         }
-        *to = copy(*to, "null", 4);
         return p + 4;
     }
     int kind = f->kind & K_KIND;
     if (!(f->kind & K_LIST)) {
-        if (!(p = scalar(to, p, end, kind)))
+        if (!(p = scalar(p, end, kind)))
             fail("a value of another kind");
         return p;
     }
@@ -247,54 +265,89 @@ static const char *value(char **to, const char *p, const char *end, const Field 
         fail("not a list");
         return NULL;
     }
-    *(*to)++ = '[';
-    p = skip_ws(p + 1, end);
-    if (p < end && *p == ']') {
-        *(*to)++ = ']';
+    const char *first = skip_ws(p + 1, end);
+    *spaced |= first != p + 1;
+    p = first;
+    if (p < end && *p == ']')
         return p + 1;
-    }
     for (;;) {
         if (is_word(p, end, "null", 4)) {
             if (!(f->kind & K_ITEM_NULLABLE)) {
                 fail("null in a list of non-null items");
                 return NULL;
             }
-            *to = copy(*to, "null", 4);
             p += 4;
-        } else if (!(p = scalar(to, p, end, kind))) {
+        } else if (!(p = scalar(p, end, kind))) {
             fail("a list item of another kind");
             return NULL;
         }
+        const char *item_end = p;
         int next = next_item(&p, end, ']');
         if (next < 0) {
             fail("a list is not closed");
             return NULL;
         }
-        *(*to)++ = next ? ']' : ',';
+        *spaced |= p - item_end != 1; /* more than the ']', or the ',', between two items */
         if (next)
             return p;
     }
 }
 
-/* read the object at p ('{'), its selected values written compact into `scratch` (room for
-   the whole text: they are never longer than the text they come from), then write them to o
-   in the selection's order; the text past it, or NULL */
-static const char *put_object(Out *o, char *scratch, const char *p, const char *end,
-                              Field *fields, Py_ssize_t n) {
+/* the list [p, stop) that `value` read, written to `to` without its white space (its strings
+   hold no escapes: a '"' opens or closes one) */
+static char *squeeze(char *to, const char *p, const char *stop) {
+    int quoted = 0;
+    for (; p < stop; p++) {
+        char c = *p;
+        if (c == '"')
+            quoted = !quoted;
+        else if (!quoted && (c == ' ' || c == '\t' || c == '\n' || c == '\r'))
+            continue;
+        *to++ = c;
+    }
+    return to;
+}
+
+static inline int same_key(const Field *f, const char *key, Py_ssize_t key_len) {
+    if (f->name_len != key_len)
+        return 0;
+    for (Py_ssize_t i = 0; i < key_len; i++)
+        if (f->name[i] != key[i])
+            return 0;
+    return 1;
+}
+
+/* What one call reads: the fields, the first field of each source key (`keys`; the others
+   follow it by `same`), and the scratch room for lists written again without white space
+   (allocated when first needed: as long as the text, which no object's lists outgrow). */
+typedef struct {
+    Field fields[MAX_FIELDS];
+    Field *keys[MAX_FIELDS];
+    Py_ssize_t n, n_keys;
+    char *scratch;
+    Py_ssize_t scratch_size;
+} Spec;
+
+/* read the object at p ('{') and write its selected values to o in the selection's order;
+   the text past it, or NULL. A value is written from the text itself (it is what orjson
+   writes), a list with white space from its copy without it in the scratch room. */
+static const char *put_object(Out *o, Spec *s, const char *p, const char *end) {
+    Field *fields = s->fields;
+    Py_ssize_t n = s->n;
     for (Py_ssize_t i = 0; i < n; i++)
         fields[i].at = NULL;
-    char *to = scratch;
+    char *to = s->scratch;
     p = skip_ws(p + 1, end);
     if (p < end && *p == '}') {
         p++;
     } else {
         for (int next = 0; next == 0;) {
-            const char *key = p;
+            const char *key = p + 1;
             if (p >= end || *p != '"' || !(p = skip_string(p, end))) {
                 fail("not JSON, or a key that is not plain ASCII");
                 return NULL;
             }
-            Py_ssize_t key_len = p - key - 2;
+            Py_ssize_t key_len = p - key - 1;
             p = skip_ws(p, end);
             if (p >= end || *p != ':') {
                 fail("not JSON");
@@ -302,11 +355,9 @@ static const char *put_object(Out *o, char *scratch, const char *p, const char *
             }
             p = skip_ws(p + 1, end);
             Field *match = NULL;
-            for (Py_ssize_t i = 0; i < n; i++) {
-                Field *f = &fields[i];
-                if (f->kind != K_CONST && f->name_len == key_len && key_len > 0 &&
-                    f->name[0] == key[1] && memcmp(f->name, key + 1, (size_t)key_len) == 0) {
-                    match = f;
+            for (Py_ssize_t k = 0; k < s->n_keys; k++) {
+                if (same_key(s->keys[k], key, key_len)) {
+                    match = s->keys[k];
                     break;
                 }
             }
@@ -316,21 +367,27 @@ static const char *put_object(Out *o, char *scratch, const char *p, const char *
                     return NULL;
                 }
             } else {
-                const char *at = to;
-                if (!(p = value(&to, p, end, match)))
+                const char *start = p;
+                int spaced = 0;
+                if (!(p = value(p, end, match, &spaced)))
                     return NULL;
-                /* the last of equal keys counts, as in a dict; every field reading it (an
-                   alias more) takes it, and reads it as the same kind */
-                for (Field *f = match; f < fields + n; f++) {
-                    if (f->kind == K_CONST || f->name_len != key_len ||
-                        memcmp(f->name, key + 1, (size_t)key_len) != 0)
-                        continue;
-                    if (f->kind != match->kind) {
-                        fail("one key read as two kinds");
-                        return NULL;
+                const char *at = start, *stop = p;
+                if (spaced) {
+                    if (to == NULL) {
+                        if (!(s->scratch = PyMem_Malloc((size_t)s->scratch_size))) {
+                            PyErr_NoMemory();
+                            return NULL;
+                        }
+                        to = s->scratch;
                     }
+                    at = to;
+                    stop = to = squeeze(to, start, p);
+                }
+                /* the last of equal keys counts, as in a dict; every field reading it (an
+                   alias more) takes it */
+                for (Field *f = match; f != NULL; f = f->same) {
                     f->at = at;
-                    f->end = to;
+                    f->end = stop;
                 }
             }
             if ((next = next_item(&p, end, '}')) < 0) {
@@ -369,13 +426,13 @@ static const char *put_object(Out *o, char *scratch, const char *p, const char *
     return p;
 }
 
-static int read_fields(PyObject *spec, Field *fields, Py_ssize_t *n) {
+static int read_fields(PyObject *spec, Spec *s) {
     if (!PyTuple_Check(spec))
         return fail("the fields must be a tuple");
-    *n = PyTuple_GET_SIZE(spec);
-    if (*n > MAX_FIELDS)
+    s->n = PyTuple_GET_SIZE(spec);
+    if (s->n > MAX_FIELDS)
         return fail("more fields than it writes");
-    for (Py_ssize_t i = 0; i < *n; i++) {
+    for (Py_ssize_t i = 0; i < s->n; i++) {
         PyObject *item = PyTuple_GET_ITEM(spec, i);
         if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 3)
             return fail("a field must be (prefix, name, kind)");
@@ -388,12 +445,28 @@ static int read_fields(PyObject *spec, Field *fields, Py_ssize_t *n) {
         if (kind < 0 || kind > 63 || (kind & K_KIND) > K_BOOL ||
             ((kind & K_KIND) == K_CONST && kind != K_CONST))
             return fail("a field's kind is unknown");
-        Field *f = &fields[i];
+        Field *f = &s->fields[i];
         f->prefix = PyBytes_AS_STRING(prefix);
         f->prefix_len = PyBytes_GET_SIZE(prefix);
         f->name = PyBytes_AS_STRING(name);
         f->name_len = PyBytes_GET_SIZE(name);
         f->kind = (int)kind;
+        f->same = NULL;
+        if (f->kind == K_CONST)
+            continue;
+        Field *first = NULL;
+        for (Py_ssize_t k = 0; k < s->n_keys && first == NULL; k++)
+            if (same_key(s->keys[k], f->name, f->name_len))
+                first = s->keys[k];
+        if (first == NULL) {
+            s->keys[s->n_keys++] = f;
+            continue;
+        }
+        if (first->kind != f->kind)
+            return fail("one key read as two kinds");
+        while (first->same != NULL)
+            first = first->same;
+        first->same = f;
     }
     return 0;
 }
@@ -412,17 +485,17 @@ static PyObject *project(PyObject *self, PyObject *args) {
     int shape;
     if (!PyArg_ParseTuple(args, "y*O!i:project", &text, &PyTuple_Type, &spec, &shape))
         return NULL;
-    Field fields[MAX_FIELDS];
-    Py_ssize_t n = 0;
+    Spec s;
+    s.n = s.n_keys = 0;
+    s.scratch = NULL;
+    s.scratch_size = text.len + 1;
     Out o = {NULL, 0, 0};
-    char *scratch = NULL;
     PyObject *result = NULL;
-    if (read_fields(spec, fields, &n) < 0)
+    if (read_fields(spec, &s) < 0)
         goto done;
-    o.cap = text.len + 64;
+    o.cap = text.len + text.len / 2 + 64; /* a null more for each missing field: room to spare */
     o.data = PyMem_Malloc((size_t)o.cap);
-    scratch = PyMem_Malloc((size_t)text.len + 1);
-    if (!o.data || !scratch) {
+    if (!o.data) {
         PyErr_NoMemory();
         goto done;
     }
@@ -441,14 +514,14 @@ static PyObject *project(PyObject *self, PyObject *args) {
             fail("not a list");
             goto done;
         }
-        if (put(&o, "[", 1) < 0)
+        if (put_byte(&o, '[') < 0)
             goto done;
         p = skip_ws(p + 1, end);
         if (p < end && *p == ']') {
             p++;
         } else {
             for (int next = 0, first = 1; next == 0; first = 0) {
-                if (!first && put(&o, ",", 1) < 0)
+                if (!first && put_byte(&o, ',') < 0)
                     goto done;
                 if (is_word(p, end, "null", 4)) {
                     if (!(shape & S_ITEM_NULLABLE)) {
@@ -459,7 +532,7 @@ static PyObject *project(PyObject *self, PyObject *args) {
                         goto done;
                     p += 4;
                 } else if (p < end && *p == '{') {
-                    if (!(p = put_object(&o, scratch, p, end, fields, n)))
+                    if (!(p = put_object(&o, &s, p, end)))
                         goto done;
                 } else {
                     fail("an item that is not an object");
@@ -471,7 +544,7 @@ static PyObject *project(PyObject *self, PyObject *args) {
                 }
             }
         }
-        if (put(&o, "]", 1) < 0)
+        if (put_byte(&o, ']') < 0)
             goto done;
     }
     if (skip_ws(p, end) != end) {
@@ -480,7 +553,7 @@ static PyObject *project(PyObject *self, PyObject *args) {
     }
     result = PyBytes_FromStringAndSize(o.data, o.size);
 done:
-    PyMem_Free(scratch);
+    PyMem_Free(s.scratch);
     PyMem_Free(o.data);
     PyBuffer_Release(&text);
     return result;

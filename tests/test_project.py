@@ -222,6 +222,36 @@ def test_null_items_where_the_list_takes_them(project: Project) -> None:
         project(b'[{"cards":null}]', fields, 0)  # the list itself is non-null
 
 
+def test_lists_with_white_space_are_written_compact(project: Project) -> None:
+    """A list's own text is copied where it is written as orjson writes it; white space
+    anywhere inside (after the '[' alone, too) has it written again without, but in strings."""
+    fields = spec([("cards", "cards", STRING | KIND_LIST | KIND_NULLABLE),
+                   ("seat", "seat", INT | KIND_NULLABLE)])
+    for cards in (b'[ "4D","4C"]', b'[ ]', b'["4D" ]', b'["4D", "4C"]', b'["4D" ,"4C"]',
+                  b'[\n\t"a b" , " c " ,"d"\r\n]', b'["a b"]', b"[]"):
+        text = b'[{"cards":' + cards + b',"seat":1}, {"seat":2,"cards":' + cards + b"}]"
+        answer = project(text, fields, 0)
+        assert answer == reference(text, fields, 0)
+        written = orjson.dumps(orjson.loads(cards))
+        assert answer == b'[{"cards":%s,"seat":1},{"cards":%s,"seat":2}]' % (written, written)
+
+
+def test_one_key_read_as_two_kinds_is_refused(project: Project) -> None:
+    """(Never asked for: a GraphQL field has one type.) Refused whether the key is there or
+    not."""
+    fields = spec([("a", "seat", INT | KIND_NULLABLE), ("b", "seat", STRING | KIND_NULLABLE)])
+    for text in (b'[{"seat":1}]', b'[{"type":"a"}]', b"[]"):
+        with pytest.raises(ValueError):
+            project(text, fields, 0)
+
+
+def test_a_field_may_read_the_empty_key(project: Project) -> None:
+    fields = spec([("e", "", STRING | KIND_NULLABLE)])
+    text = b'[{"":"x","type":"a"},{"type":"b"}]'
+    assert project(text, fields, 0) == reference(text, fields, 0) == (
+        b'[{"e":"x"},{"e":null}]')
+
+
 def test_ints_at_the_edges_of_graphql_int(project: Project) -> None:
     fields = spec([("seat", "seat", INT)])
     for seat in (0, 7, -1, 2**31 - 1, -(2**31)):
