@@ -235,6 +235,26 @@ def app_times(log: str) -> tuple[float, float] | None:
     return times[len(times) // 2], times[min(len(times) - 1, int(len(times) * 0.99))]
 
 
+def settled(svc: Service, timeout: float = 120) -> None:
+    """Wait until the service answers nothing but this look at its metrics: the requests wrk's
+    connections left when it stopped run on (a slow batch: up to a second), and would take
+    CPU and bulk slots from the next measurement (answered 503 there and counted)."""
+    import urllib.request
+
+    deadline = time.monotonic() + timeout
+    while True:
+        with urllib.request.urlopen(svc.url + "/metrics", timeout=60) as answer:
+            text = answer.read().decode()
+        found = re.search(r"^canasta_requests_in_flight ([\d.]+)$", text, re.M)
+        if found is None:
+            raise RuntimeError("the service's /metrics has no canasta_requests_in_flight")
+        if float(found.group(1)) <= 1:
+            return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{found.group(1)} requests still in flight after {timeout} s")
+        time.sleep(0.05)
+
+
 def loaded(svc: Service | BareEcho, path: str, body: bytes, seconds: float, vary: bool,
            connections: int) -> dict[str, Any]:
     """``wrk``'s figures plus the server's CPU time per request (one worker: the process) and,
@@ -245,6 +265,8 @@ def loaded(svc: Service | BareEcho, path: str, body: bytes, seconds: float, vary
     logged = os.fstat(log).st_size if log is not None else 0
     before = cpu_seconds(svc.proc.pid)
     r = wrk(svc.url + path, body, seconds, vary, connections)
+    if isinstance(svc, Service):
+        settled(svc)
     r["cpu_us"] = (cpu_seconds(svc.proc.pid) - before) / max(r["requests"], 1) * 1e6
     times = None
     if log is not None:  # what the server logged meanwhile, not the whole log

@@ -5,10 +5,11 @@
    The GraphQL fast path (service/graphql_fast.py) asks it for `legalActions { actions {...} }`:
    the REST answer's actions text goes in, the typed list's text comes out, without the 193
    actions being read into dicts, completed field by field and written again (3.2 million
-   instructions a request in Python; docs/performance.md). Each value is copied as its text
-   only where that text is exactly what orjson would write for the value graphql-core completes
-   it to: a string of printable ASCII without escapes, an int in GraphQL's range written plainly,
-   true or false, null where the field is nullable, and lists of these written compact. Anything
+   instructions a request in Python; docs/performance.md). A value is written as its text only
+   where that text is exactly what orjson would write for the value graphql-core completes it
+   to: a string of printable ASCII without escapes, an int in GraphQL's range written plainly,
+   true or false, null where the field is nullable, and lists of these (a list with white space
+   is written again without it). Most values are copied straight from the input. Anything
    else (a missing non-null field, another kind of value, an escape, a number with a fraction,
    a duplicate that cannot be told apart, text that is not JSON) raises ValueError, and the fast
    path leaves the request to strawberry. The input is request-independent text the service

@@ -101,3 +101,32 @@ def test_a_measurement_of_the_service_shows_the_apps_own_time() -> None:
     finally:
         bare.stop()
         svc.stop()
+
+
+def test_a_measurement_waits_for_the_requests_wrk_left_behind() -> None:
+    """``settled``: a request still in flight when wrk stops (here a body that never comes,
+    held until BODY_TIMEOUT) is waited for, so its CPU and bulk slot are not the next
+    measurement's; one that never ends is reported, not waited for forever."""
+    import socket
+    import time
+
+    import pytest
+
+    from bench import http
+    from tests.servers import Service
+
+    svc = Service({"BODY_TIMEOUT": "1.5", "LOG_LEVEL": "warning"}).start()
+    try:
+        with socket.create_connection(("127.0.0.1", svc.port)) as held:
+            held.sendall(b"POST /v1/legal-actions HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                         b"application/json\r\nContent-Length: 100\r\n\r\n{")
+            time.sleep(0.3)
+            with pytest.raises(RuntimeError, match="still in flight"):
+                http.settled(svc, timeout=0.2)
+            start = time.monotonic()
+            http.settled(svc)
+            waited = time.monotonic() - start
+        assert 0.7 < waited < 10  # until the body timeout ended the request
+        http.settled(svc, timeout=0.2)  # nothing in flight now: no wait
+    finally:
+        svc.stop()
