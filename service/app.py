@@ -226,10 +226,12 @@ class Service:
         entry, hit = await self.cache.shared(op, key, shared, compute)
         return entry.status, entry.body, "hit" if hit else "miss"
 
-    async def batch(self, body: bytes, lang: str) -> tuple[int, bytes, list[str]]:
+    async def batch(self, body: bytes, lang: str, gone: Callable[[], bool] | None = None
+                    ) -> tuple[int, bytes, list[str]] | None:
         """Status and rendered answer of a batch, and each operation's cache tag (``none`` for
         an operation never cached). Each operation is answered as ``answer`` answers a single
-        request with its body's bytes, from the same cache entries."""
+        request with its body's bytes, from the same cache entries. None when ``gone()`` says
+        the client went away (asked after each operation): the rest is not computed."""
         operations = handlers.batch_operations(body, lang, self.settings.max_batch)
         if isinstance(operations, tuple):
             return operations[0], render(operations[1]), []
@@ -247,6 +249,8 @@ class Service:
             tags.append(cache or "none")
             if i % BATCH_SLICE == 0:  # let other requests in between (a miss is ~50 µs)
                 await asyncio.sleep(0)
+            if gone is not None and gone():  # (a Redis look-up lets the loop notice it too)
+                return None
         return 200, handlers.batch_answer(results), tags
 
     async def ready(self) -> dict[str, Any]:
@@ -721,7 +725,11 @@ class Referee(Starlette):
             cache: str | None
             try:
                 if op == "batch":
-                    status, content, tags = await self.svc.batch(body, lang)
+                    answered = await self.batch(receive, body, lang)
+                    if answered is None:  # the client went away: nothing to send
+                        record(self.svc.metrics, scope, op, 0, None, start, "disconnect")
+                        return
+                    status, content, tags = answered
                     cache = ", ".join(tags) or None
                 elif op == "echo":
                     status, content, cache = 200, echo_answer(body), None
@@ -736,6 +744,24 @@ class Referee(Starlette):
         finally:
             if bulk:
                 self.svc.bulk -= 1
+
+    async def batch(self, receive: Receive, body: bytes, lang: str
+                    ) -> tuple[int, bytes, list[str]] | None:
+        """``Service.batch``, stopped when the client goes away: once the body is read, the
+        server's ``receive`` answers only ``http.disconnect`` (or the end of the answer)."""
+        watch = asyncio.ensure_future(receive())
+
+        def gone() -> bool:
+            return (watch.done() and not watch.cancelled() and watch.exception() is None
+                    and watch.result().get("type") == "http.disconnect")
+
+        try:
+            return await self.svc.batch(body, lang, gone)
+        finally:
+            if not watch.done():
+                watch.cancel()
+            elif not watch.cancelled():
+                watch.exception()  # retrieved: no "never retrieved" warning
 
     async def body(self, scope: Scope, receive: Receive, send: Send, op: str, limit: int,
                    lang: str, origin: bytes | None, start: float) -> bytes | None:

@@ -660,7 +660,9 @@ class Query:
             return _problem(handlers.too_deep(lang)[1])
         if not _bulk_slot(info):
             return _overloaded(lang)
-        status, content, _ = await svc.batch(raw, lang)
+        answered = await svc.batch(raw, lang)
+        assert answered is not None  # (None only when asked to stop: ``gone``)
+        status, content, _ = answered
         d: Data = orjson.loads(content)
         if status != 200:
             return _problem(d)

@@ -111,9 +111,10 @@ class Metrics:
                                        "either tier): larger than CACHE_MAX_ENTRY_BYTES.",
                                        ("op",), registry=r)
         self.client_aborts = Tally("canasta_client_aborts", "Requests whose client went away "
-                                   "before its body arrived (reason `disconnect`), or whose "
-                                   "body did not arrive within BODY_TIMEOUT (`timeout`); no "
-                                   "answer, not counted in canasta_requests.", ("op", "reason"))
+                                   "before its body arrived or, for a batch, before it was "
+                                   "answered (reason `disconnect`), or whose body did not "
+                                   "arrive within BODY_TIMEOUT (`timeout`); no answer, not "
+                                   "counted in canasta_requests.", ("op", "reason"))
         r.register(self.client_aborts)
         self.engine_info = Gauge("canasta_engine_info", "1, labelled with the engine's cache id, "
                                  "its build (compiled or python) and the writer of legal-action "

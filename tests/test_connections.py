@@ -427,6 +427,46 @@ def test_aborted_uploads_are_one_log_line_each_and_no_5xx() -> None:
         assert sum(len(line) for line in log.splitlines() if '"aborted"' in line) < n * 250
 
 
+def test_a_batch_whose_client_went_away_stops_and_frees_its_slot() -> None:
+    """A batch is not answered on for a client that is gone: it stops after the operation in
+    progress, gives its bulk slot back and is counted as aborted (before, 64 operations that
+    each wait 0.1 s for a Redis that never answers held the one slot for 6.4 s, and every
+    other batch got 503)."""
+    hole = blackhole()
+    operations = [{"op": "legal-actions", "body": {"state": EXAMPLE_STATE}}] * 64
+    body = json.dumps({"operations": operations}).encode()
+    small = json.dumps({"operations": operations[:1]}).encode()
+    env = {"REDIS_URL": f"redis://127.0.0.1:{hole.getsockname()[1]}/0", "REDIS_TIMEOUT": "0.05",
+           "REDIS_BREAKER_FAILURES": "100000", "REDIS_OPS": "legal-actions", "CACHE_SIZE": "0",
+           "MAX_BULK_IN_FLIGHT": "1", "LOG_LEVEL": "info"}
+    with service(**env) as svc:
+        before = len(svc.output())
+        s = connect(svc.port)
+        s.sendall(post_head("/v1/batch", len(body)) + body)
+        time.sleep(0.5)  # a few operations in: the slot is taken
+        r = httpx.post(svc.url + "/v1/batch", content=small, timeout=10,
+                       headers={"content-type": "application/json"})
+        assert r.status_code == 503 and r.json()["code"] == "OVERLOADED"
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        s.close()  # reset: gone
+        gone = time.monotonic()
+
+        def answered() -> bool:
+            return httpx.post(svc.url + "/v1/batch", content=small, timeout=10, headers={
+                "content-type": "application/json"}).status_code == 200
+
+        wait_for(answered, MARGIN, "the slot was not given back")
+        assert time.monotonic() - gone < MARGIN < 6.4
+        wait_for(lambda: metric(svc, "canasta_client_aborts_total", op="batch",
+                                reason="disconnect") == 1, 10, "the abort not counted")
+        lines = [json.loads(line) for line in svc.output()[before:].splitlines()
+                 if line.startswith("{")]
+        assert [(x["op"], x["reason"]) for x in lines if x["msg"] == "aborted"] == [
+            ("batch", "disconnect")]
+        assert not any(x["level"] == "error" for x in lines)
+    hole.close()
+
+
 # --- media types, security headers --------------------------------------------------------------
 
 
