@@ -8,6 +8,7 @@ settings let it hold at most, whatever the clients send.
              + MAX_IN_FLIGHT × (2 × MAX_BODY_BYTES + largest answer)
              + MAX_BULK_IN_FLIGHT × (2 × the largest audit or batch body + MAX_BULK_ANSWER_BYTES)
              + MAX_UNSENT_BYTES + MAX_CONNECTIONS × WRITE_HIGH_WATER
+             + REDIS_MAX_CONNECTIONS / 2 × 2 × CACHE_MAX_ENTRY_BYTES   (with REDIS_URL)
 
 - ``baseline``: a worker after start-up and a first request of each kind (measured 60 MiB,
   Python engine, CPython 3.11, x86-64), with room for the allocator's own growth.
@@ -29,6 +30,9 @@ settings let it hold at most, whatever the clients send.
   full). Those held back (more than ``service.protocol.WRITE_HIGH_WATER`` on a connection)
   stay within ``MAX_UNSENT_BYTES`` together; any other connection keeps less than the
   high-water mark. ``SEND_TIMEOUT`` bounds how long either is kept.
+- Redis writes: answers being written to Redis, at most ``REDIS_MAX_CONNECTIONS`` / 2 of them
+  (``service.cache.Cache._write``), each at most ``CACHE_MAX_ENTRY_BYTES`` and held twice (the
+  answer and the bytes sent); none without ``REDIS_URL``.
 
 Beside the budget, outside the worker's memory but inside a container's: the kernel's send
 buffers of its connections, ``MAX_CONNECTIONS`` x 2 x ``SEND_BUFFER_BYTES`` when that is set
@@ -82,11 +86,12 @@ class Budget(NamedTuple):
     in_flight: int
     bulk: int
     unsent: int
+    redis_writes: int
 
     @property
     def total(self) -> int:
         return (self.baseline + self.cache + self.compute + self.in_flight + self.bulk
-                + self.unsent)
+                + self.unsent + self.redis_writes)
 
 
 def largest_answer(settings: Settings) -> int:
@@ -122,6 +127,13 @@ def unsent_bound(settings: Settings) -> int:
     return settings.max_unsent_bytes + settings.max_connections * WRITE_HIGH_WATER
 
 
+def redis_writes_bound(settings: Settings) -> int:
+    """What answers being written to Redis hold at most (none without Redis)."""
+    if not settings.redis_url:
+        return 0
+    return max(1, settings.redis_max_connections // 2) * 2 * settings.cache_max_entry_bytes
+
+
 def kernel_send_bound(settings: Settings) -> int | None:
     """What the kernel's send buffers of one worker's connections hold at most, outside the
     worker's memory (in a container they count towards its limit): ``MAX_CONNECTIONS`` x 2 x
@@ -139,7 +151,8 @@ def budget(settings: Settings, in_flight: int | None = None) -> Budget:
     if in_flight is None:
         in_flight = in_flight_of(settings)
     return Budget(BASELINE, int(cache_bound(settings) * CACHE_RSS_FACTOR), COMPUTE_PEAK,
-                  in_flight * per_request, bulk_bound(settings), unsent_bound(settings))
+                  in_flight * per_request, bulk_bound(settings), unsent_bound(settings),
+                  redis_writes_bound(settings))
 
 
 def for_workers(settings: Settings, in_flight: int | None = None) -> int:
@@ -158,7 +171,7 @@ def report(settings: Settings, in_flight: int | None = None) -> str:
         ("baseline", b.baseline), ("cache", b.cache), ("one computation", b.compute),
         (f"{n} in flight", b.in_flight),
         (f"{settings.max_bulk_in_flight} audits/batches", b.bulk), ("unsent answers", b.unsent),
-        ("a worker", b.total),
+        ("Redis writes", b.redis_writes), ("a worker", b.total),
         (f"WORKERS={settings.workers}", for_workers(settings, in_flight)))]
     kernel = kernel_send_bound(settings)
     lines.append(f"{'+ kernel send buffers':>22}: " + (

@@ -15,10 +15,10 @@ import asyncio
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Coroutine, Hashable
+from collections.abc import Callable, Hashable
 from typing import Any, NamedTuple
 
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
@@ -143,16 +143,20 @@ class Breaker:
 
 
 def redis_client(settings: Settings) -> Redis | RedisCluster:
-    """A Redis (or Redis Cluster) client with short timeouts and no retries."""
+    """A Redis (or Redis Cluster) client with short timeouts, no retries and at most
+    ``REDIS_MAX_CONNECTIONS`` connections (per node of a cluster): a command waits at most
+    ``REDIS_TIMEOUT`` for a free one (a cluster's node refuses it at once), then fails."""
     scheme, sep, rest = settings.redis_url.partition("://")
     url = scheme.lower().removesuffix("+cluster") + sep + rest
     cluster = settings.redis_is_cluster
     kwargs: dict[str, Any] = {"socket_timeout": settings.redis_timeout,
                               "socket_connect_timeout": settings.redis_timeout,
-                              "retry": Retry(NoBackoff(), 0)}
+                              "retry": Retry(NoBackoff(), 0),
+                              "max_connections": settings.redis_max_connections}
     if cluster:
         return RedisCluster.from_url(url, **kwargs)
-    return Redis.from_url(url, **kwargs)
+    return Redis.from_pool(BlockingConnectionPool.from_url(url, timeout=settings.redis_timeout,
+                                                           **kwargs))
 
 
 class Cache:
@@ -173,7 +177,10 @@ class Cache:
                                      settings.redis_breaker_seconds)
         self._redis: Redis | RedisCluster | None = None
         self._flights: dict[str, asyncio.Future[Entry]] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[None]] = set()  # the writes to Redis pending
+        #: writes pending at most: half the connections (reads keep the other half)
+        self.max_writes = max(1, settings.redis_max_connections // 2)
+        metrics.redis_writes_pending.set_function(lambda: len(self._tasks))
         metrics.cache_bytes.set_function(lambda: self.local.bytes)
         metrics.cache_entries.set_function(lambda: len(self.local))
 
@@ -248,7 +255,7 @@ class Cache:
             else:
                 entry = compute()
                 if self.store(op, local, entry):
-                    self._spawn(self._redis_set(op, shared, entry))
+                    self._write(op, shared, entry)
             future.set_result(entry)
             return entry, hit
         except BaseException as exc:
@@ -260,8 +267,15 @@ class Cache:
             if self._flights.get(shared) is future:
                 del self._flights[shared]
 
-    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.get_running_loop().create_task(coro)
+    def _write(self, op: str, key: str, entry: Entry) -> None:
+        """Write ``entry`` to Redis in the background, unless ``max_writes`` writes are
+        pending (a slow Redis under many misses): then it is skipped and counted, so neither
+        the answers waiting to be written nor the connections writing them grow without
+        bound."""
+        if len(self._tasks) >= self.max_writes:
+            self.metrics.of(self.metrics.redis_writes_skipped, op).inc()
+            return
+        task = asyncio.get_running_loop().create_task(self._redis_set(op, key, entry))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 

@@ -93,8 +93,12 @@ class Metrics:
         self.redis_skipped = Counter("canasta_redis_skipped", "Redis lookups skipped while the "
                                      "read circuit breaker was open.", ("op",), registry=r)
         self.redis_writes_skipped = Counter("canasta_redis_writes_skipped", "Redis writes "
-                                            "skipped while the write circuit breaker was open.",
+                                            "skipped while the write circuit breaker was open, "
+                                            "or while REDIS_MAX_CONNECTIONS / 2 were pending.",
                                             ("op",), registry=r)
+        self.redis_writes_pending = Gauge("canasta_redis_writes_pending", "Answers being "
+                                          "written to Redis (at most REDIS_MAX_CONNECTIONS / 2).",
+                                          registry=r)
         self.breaker_open = Gauge("canasta_redis_breaker_open", "1 while the Redis circuit "
                                   "breaker of reads (path=read) or of writes (path=write) is "
                                   "open.", ("path",), registry=r)

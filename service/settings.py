@@ -93,6 +93,11 @@ DOCS: dict[str, str] = {
     "REDIS_CLUSTER": "`1`: treat `REDIS_URL` as a Redis Cluster node.",
     "REDIS_OPS": "Operations whose answers also go to Redis (comma-separated).",
     "REDIS_TIMEOUT": "Seconds for a Redis connect or command before it counts as a failure.",
+    "REDIS_MAX_CONNECTIONS": "Redis connections per worker (per node of a cluster), at most; "
+                             "a command that finds none free within REDIS_TIMEOUT counts as a "
+                             "failure. Half of them at most write answers at once: an answer "
+                             "computed while that many writes are pending is not written "
+                             "(`canasta_redis_writes_skipped_total`).",
     "REDIS_BREAKER_FAILURES": "Consecutive failed Redis reads that open the read circuit "
                               "breaker; as many failed writes open the write breaker.",
     "REDIS_BREAKER_SECONDS": "Seconds a breaker stays open (Redis reads, or writes, skipped) "
@@ -230,6 +235,7 @@ class Settings:
     redis_cluster: bool = False
     redis_ops: frozenset[str] = field(default_factory=lambda: frozenset(("legal-actions",)))
     redis_timeout: float = 0.05
+    redis_max_connections: int = 128
     redis_breaker_failures: int = 3
     redis_breaker_seconds: float = 5.0
     graphql_max_tokens: int = 4000
@@ -299,7 +305,8 @@ class Settings:
             ("CACHE_MAX_BYTES", self.cache_max_bytes, 0, None),
             ("CACHE_MAX_ENTRY_BYTES", self.cache_max_entry_bytes, 0, None),
             ("REDIS_BREAKER_FAILURES", self.redis_breaker_failures, 1, None),
-            ("REDIS_BREAKER_SECONDS", self.redis_breaker_seconds, 0, None))
+            ("REDIS_BREAKER_SECONDS", self.redis_breaker_seconds, 0, None),
+            ("REDIS_MAX_CONNECTIONS", self.redis_max_connections, 2, None))
         for name, value, low, high in ranges:
             if value < low or high is not None and value > high:
                 raise SettingError(f"{name}: {value} is out of range ({low}..{high})" if high

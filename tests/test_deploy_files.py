@@ -312,7 +312,7 @@ MEMORY_SETTINGS = ("MAX_BODY_BYTES", "MAX_PROBLEMS", "MAX_LEGAL_ACTIONS", "CACHE
                    "CACHE_MAX_BYTES", "CACHE_MAX_ENTRY_BYTES", "MAX_IN_FLIGHT",
                    "MAX_AUDIT_BODY_BYTES", "MAX_BATCH_BODY_BYTES", "MAX_BULK_IN_FLIGHT",
                    "MAX_BULK_ANSWER_BYTES", "MAX_UNSENT_BYTES", "MAX_CONNECTIONS",
-                   "SEND_BUFFER_BYTES", "WORKERS")
+                   "SEND_BUFFER_BYTES", "REDIS_MAX_CONNECTIONS", "WORKERS")
 
 
 def compose_bytes(value: str) -> float:
