@@ -9,6 +9,7 @@ import os
 import shutil
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
@@ -185,36 +186,43 @@ def test_a_redis_that_refuses_writes_still_serves_hits() -> None:
         redis.stop()
 
 
+@contextmanager
+def bounded(why: str) -> Iterator[tuple[RedisServer, Service]]:
+    """A redis-server of the test's own, and a service on it with REDIS_MAX_CONNECTIONS=4 (two
+    writes at once), patient timeouts and a breaker that stays closed."""
+    if shutil.which("redis-server") is None:
+        pytest.skip(f"needs redis-server to {why}")
+    redis = RedisServer().start()
+    svc = Service({**REDIS_ONLY, "REDIS_URL": redis.url, "REDIS_MAX_CONNECTIONS": "4",
+                   "REDIS_TIMEOUT": "2", "REDIS_BREAKER_FAILURES": "100"}).start()
+    try:
+        yield redis, svc
+    finally:
+        svc.stop()
+        redis.stop()
+
+
 def test_writes_pending_are_bounded_and_the_rest_skipped() -> None:
     """A Redis slow to write (its writes paused: ``CLIENT PAUSE ... WRITE``, reads still
     served): at most REDIS_MAX_CONNECTIONS / 2 answers wait to be written, every other miss's
     write is skipped and counted; once Redis writes again, the pending ones are stored (hits)
     and the skipped ones are not."""
-    if shutil.which("redis-server") is None:
-        pytest.skip("needs redis-server to pause it")
-    redis = RedisServer().start()
-    svc = Service({**REDIS_ONLY, "REDIS_URL": redis.url, "REDIS_MAX_CONNECTIONS": "4",
-                   "REDIS_TIMEOUT": "2", "REDIS_BREAKER_FAILURES": "100"}).start()
-    try:
-        with httpx.Client(base_url=svc.url, timeout=10) as c:
-            bodies = [{"state": {**EXAMPLE_STATE, "scores": [300 + i, 0]}} for i in range(10)]
-            assert redis.command("CLIENT", "PAUSE", "3000", "WRITE").startswith(b"+OK")
-            answers = [post(c, body) for body in bodies]
-            assert [r.headers["x-cache"] for r in answers] == ["miss"] * 10
-            metrics = c.get("/metrics").text
-            assert metric(metrics, "canasta_redis_writes_pending") == 2
-            assert metric(metrics, 'canasta_redis_writes_skipped_total{op="legal-actions"}') == 8
-            assert redis.command("CLIENT", "UNPAUSE").startswith(b"+OK")
-            deadline = time.monotonic() + 5
-            while metric(c.get("/metrics").text, "canasta_redis_writes_pending") > 0:
-                assert time.monotonic() < deadline, "the pending writes did not end"
-                time.sleep(0.05)
-            again = [post(c, body) for body in bodies]
-            assert [r.headers["x-cache"] for r in again] == ["hit"] * 2 + ["miss"] * 8
-            assert [r.content for r in again] == [r.content for r in answers]
-    finally:
-        svc.stop()
-        redis.stop()
+    with bounded("pause it") as (redis, svc), httpx.Client(base_url=svc.url, timeout=10) as c:
+        bodies = [{"state": {**EXAMPLE_STATE, "scores": [300 + i, 0]}} for i in range(10)]
+        assert redis.command("CLIENT", "PAUSE", "3000", "WRITE").startswith(b"+OK")
+        answers = [post(c, body) for body in bodies]
+        assert [r.headers["x-cache"] for r in answers] == ["miss"] * 10
+        metrics = c.get("/metrics").text
+        assert metric(metrics, "canasta_redis_writes_pending") == 2
+        assert metric(metrics, 'canasta_redis_writes_skipped_total{op="legal-actions"}') == 8
+        assert redis.command("CLIENT", "UNPAUSE").startswith(b"+OK")
+        deadline = time.monotonic() + 5
+        while metric(c.get("/metrics").text, "canasta_redis_writes_pending") > 0:
+            assert time.monotonic() < deadline, "the pending writes did not end"
+            time.sleep(0.05)
+        again = [post(c, body) for body in bodies]
+        assert [r.headers["x-cache"] for r in again] == ["hit"] * 2 + ["miss"] * 8
+        assert [r.content for r in again] == [r.content for r in answers]
 
 
 def test_redis_connections_are_bounded_under_many_misses() -> None:
@@ -223,12 +231,7 @@ def test_redis_connections_are_bounded_under_many_misses() -> None:
     and write in progress, about 100 under such a load), and every answer is right."""
     import asyncio
 
-    if shutil.which("redis-server") is None:
-        pytest.skip("needs redis-server to count its clients")
-    redis = RedisServer().start()
-    svc = Service({**REDIS_ONLY, "REDIS_URL": redis.url, "REDIS_MAX_CONNECTIONS": "4",
-                   "REDIS_TIMEOUT": "2", "REDIS_BREAKER_FAILURES": "100"}).start()
-    try:
+    with bounded("count its clients") as (redis, svc):
         bodies = [{"state": {**EXAMPLE_STATE, "scores": [400 + i, 0]}} for i in range(256)]
         with httpx.Client(base_url=svc.url, timeout=10) as c:
             reference = {i: post(c, bodies[i]).content for i in (0, 255)}
@@ -251,6 +254,3 @@ def test_redis_connections_are_bounded_under_many_misses() -> None:
         assert all(r.status_code == 200 for r in answers)
         assert answers[0].content == reference[0] and answers[255].content == reference[255]
         assert 1 <= peak <= 4
-    finally:
-        svc.stop()
-        redis.stop()
