@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from bench.http import _median_row, app_times, goal_lines
 
 
@@ -35,6 +37,43 @@ def test_goal_lines_of_one_round_have_no_spread() -> None:
     assert lines[0] == "- validate, miss (none): 0.60 of the bare echo, goal 0.50: met"
     assert lines[1].endswith("1.75 times the bare echo's (1 / its throughput ratio: 1.67), "
                              "goal at most 2: met")
+
+
+def test_paced_goal_lines_judge_the_p99_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``--rate`` every route serves the rate offered: no throughput goal is judged, and
+    the p99 line says at what load it was taken."""
+    from bench import http
+
+    monkeypatch.setattr(http, "PACED", {"rate": 4000.0, "pause_ms": 8.0})
+    runs = [_run(3990, 1.9, 4000, 1.5)]
+    rest = _row("legal-actions", "miss", runs)
+    gql = _row("graphql legal-actions actionsJson", "miss", runs)
+    assert goal_lines({"none": [rest, gql]}) == [
+        "- p99 latency, REST, worst (legal-actions, miss, none): 1.27 times the bare echo's (at "
+        "4,000 requests/s offered), goal at most 2: met",
+        "- p99 latency, GraphQL, worst (graphql legal-actions actionsJson, miss, none): 1.27 "
+        "times the bare echo's (at 4,000 requests/s offered), goal at most 2: met"]
+
+
+def test_a_paced_wrk_offers_the_rate_asked() -> None:
+    """``PACED``: wrk's connections pause between requests, so a server that could answer
+    thousands a second gets about the rate offered."""
+    import shutil
+
+    from bench import http
+
+    assert shutil.which("wrk"), "wrk (.ci/run installs it)"
+    bare = http.BareEcho().start()
+    try:
+        fast = http.wrk(bare.url + "/echo", b"{}", 1, False, 2)
+        http.PACED.update(rate=100.0, pause_ms=2 * 1000 / 100)
+        try:
+            paced = http.wrk(bare.url + "/echo", b"{}", 2, False, 2)
+        finally:
+            http.PACED.clear()
+        assert 100 <= paced["requests"] <= 300 < fast["requests"]
+    finally:
+        bare.stop()
 
 
 def test_pin_puts_the_servers_and_wrk_on_different_cpus() -> None:
