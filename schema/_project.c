@@ -143,6 +143,18 @@ static inline int next_item(const char **p, const char *end, char close) {
     return 0;
 }
 
+/* past an object's key at p ('"', read as skip_string reads strings), its ':' and the white
+   space around it, or NULL; *key_end: the key's closing '"' */
+static inline const char *read_key(const char *p, const char *end, const char **key_end) {
+    if (p >= end || *p != '"' || !(p = skip_string(p, end)))
+        return NULL;
+    *key_end = p - 1;
+    p = skip_ws(p, end);
+    if (p >= end || *p != ':')
+        return NULL;
+    return skip_ws(p + 1, end);
+}
+
 static int is_number_char(char c) {
     return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
 }
@@ -182,14 +194,9 @@ static const char *skip_value(const char *p, const char *end, int depth) {
         if (p < end && *p == close)
             return p + 1;
         for (int next = 0; next == 0;) {
-            if (object) {
-                if (p >= end || *p != '"' || !(p = skip_string(p, end)))
-                    return NULL;
-                p = skip_ws(p, end);
-                if (p >= end || *p != ':')
-                    return NULL;
-                p = skip_ws(p + 1, end);
-            }
+            const char *key_end;
+            if (object && !(p = read_key(p, end, &key_end)))
+                return NULL;
             if (!(p = skip_value(p, end, depth + 1)) || (next = next_item(&p, end, close)) < 0)
                 return NULL;
         }
@@ -343,18 +350,13 @@ static const char *put_object(Out *o, Spec *s, const char *p, const char *end) {
         p++;
     } else {
         for (int next = 0; next == 0;) {
-            const char *key = p + 1;
-            if (p >= end || *p != '"' || !(p = skip_string(p, end))) {
+            const char *key = p, *key_end;
+            if (!(p = read_key(p, end, &key_end))) {
                 fail("not JSON, or a key that is not plain ASCII");
                 return NULL;
             }
-            Py_ssize_t key_len = p - key - 1;
-            p = skip_ws(p, end);
-            if (p >= end || *p != ':') {
-                fail("not JSON");
-                return NULL;
-            }
-            p = skip_ws(p + 1, end);
+            key++; /* past its '"' */
+            Py_ssize_t key_len = key_end - key;
             Field *match = NULL;
             for (Py_ssize_t k = 0; k < s->n_keys; k++) {
                 if (same_key(s->keys[k], key, key_len)) {

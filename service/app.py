@@ -727,7 +727,8 @@ class Referee(Starlette):
                 if op == "batch":
                     answered = await self.batch(receive, body, lang)
                     if answered is None:  # the client went away: nothing to send
-                        record(self.svc.metrics, scope, op, 0, None, start, "disconnect")
+                        record(self.svc.metrics, scope, op, 0, None, start,
+                               _abort_reason(scope))
                         return
                     status, content, tags = answered
                     cache = ", ".join(tags) or None

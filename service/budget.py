@@ -131,7 +131,7 @@ def redis_writes_bound(settings: Settings) -> int:
     """What answers being written to Redis hold at most (none without Redis)."""
     if not settings.redis_url:
         return 0
-    return max(1, settings.redis_max_connections // 2) * 2 * settings.cache_max_entry_bytes
+    return settings.redis_max_writes * 2 * settings.cache_max_entry_bytes
 
 
 def kernel_send_bound(settings: Settings) -> int | None:

@@ -178,8 +178,6 @@ class Cache:
         self._redis: Redis | RedisCluster | None = None
         self._flights: dict[str, asyncio.Future[Entry]] = {}
         self._tasks: set[asyncio.Task[None]] = set()  # the writes to Redis pending
-        #: writes pending at most: half the connections (reads keep the other half)
-        self.max_writes = max(1, settings.redis_max_connections // 2)
         metrics.redis_writes_pending.set_function(lambda: len(self._tasks))
         metrics.cache_bytes.set_function(lambda: self.local.bytes)
         metrics.cache_entries.set_function(lambda: len(self.local))
@@ -268,11 +266,11 @@ class Cache:
                 del self._flights[shared]
 
     def _write(self, op: str, key: str, entry: Entry) -> None:
-        """Write ``entry`` to Redis in the background, unless ``max_writes`` writes are
+        """Write ``entry`` to Redis in the background, unless ``redis_max_writes`` writes are
         pending (a slow Redis under many misses): then it is skipped and counted, so neither
         the answers waiting to be written nor the connections writing them grow without
         bound."""
-        if len(self._tasks) >= self.max_writes:
+        if len(self._tasks) >= self.settings.redis_max_writes:
             self.metrics.of(self.metrics.redis_writes_skipped, op).inc()
             return
         task = asyncio.get_running_loop().create_task(self._redis_set(op, key, entry))

@@ -277,6 +277,12 @@ class Settings:
         """``REDIS_URL`` names a Redis Cluster (``+cluster`` scheme or ``REDIS_CLUSTER=1``)."""
         return self.redis_cluster or "+cluster://" in self.redis_url.lower()
 
+    @property
+    def redis_max_writes(self) -> int:
+        """Answers written to Redis at once, at most: half of ``REDIS_MAX_CONNECTIONS`` (reads
+        keep the other half)."""
+        return max(1, self.redis_max_connections // 2)
+
     def checked(self) -> Settings:
         """Raise ``SettingError`` (naming the variable) for settings out of range."""
         ranges: tuple[tuple[str, float, float, float | None], ...] = (
