@@ -29,7 +29,7 @@ from canasta_referee.engine.rules import RuleSet
 from canasta_referee.schema import handlers, text
 
 from . import logs, openapi, ui
-from .cache import Cache, Entry
+from .cache import Cache, Entry, Fetched, Lookup
 from .metrics import CONNECTIONS, Metrics
 from .protocol import OVERLOADED, RETRY_AFTER, TIMED_OUT
 from .settings import CACHEABLE, Settings
@@ -118,6 +118,61 @@ def status_problem(status: int, lang: str, headers: Mapping[str, str] | None = N
     return response
 
 
+class Answering:
+    """A batch's answers as they come, in order: their size held to ``cap``
+    (``MAX_BULK_ANSWER_BYTES``), the event loop let in every ``BATCH_SLICE`` operations, the
+    client asked whether it is still there after each."""
+
+    def __init__(self, cap: int, gone: Callable[[], bool] | None) -> None:
+        self.cap, self.gone = cap, gone
+        self.size = handlers.BATCH_FRAME
+        self.results: list[tuple[int, bytes]] = []
+        self.tags: list[str] = []
+        self.count = 0  # operations answered
+        self.over: int | None = None  # the operation whose answer passed the cap
+        self.doomed = False  # the answers will pass the cap: none are kept any more
+        self.abandoned = False  # the client went away
+
+    def room(self, entry_bytes: int) -> int:
+        """How many answers of at most ``entry_bytes`` may be read at once: as many as fit
+        under the cap beside those so far (one at least), ``BATCH_SLICE`` at most."""
+        return min(BATCH_SLICE, max(1, (self.cap - self.size) // max(entry_bytes, 1)))
+
+    async def add(self, status: int, content: bytes, tag: str | None, unread: int = 0) -> bool:
+        """The next operation's answer; False when the batch stops: its answers passed the
+        cap (the operations before it fit), or its client is gone. ``unread``: what the later
+        answers already in memory (read from Redis with this one) will add; while they and the
+        answers so far could not fit, the answers are only measured, not kept (the batch is
+        refused anyway, and memory stays within the cap)."""
+        self.count += 1
+        self.size += len(content) + handlers.RESULT_FRAME
+        if self.size > self.cap:  # the answers so far are dropped: memory stays within the cap
+            self.over, self.results = self.count - 1, []
+            return False
+        if self.doomed or self.size + unread > self.cap:
+            self.doomed, self.results = True, []
+        else:
+            self.results.append((status, content))
+            self.tags.append(tag or "none")
+        if self.count % BATCH_SLICE == 0:  # let other requests in between (a miss is ~50 µs)
+            await asyncio.sleep(0)
+        if self.gone is not None and self.gone():  # (a Redis look-up lets the loop notice it)
+            self.abandoned = True
+            return False
+        return True
+
+    def end(self, lang: str) -> tuple[int, bytes, list[str]] | None:
+        """The batch's status, answer and tags; None when its client went away."""
+        if self.abandoned:
+            return None
+        if self.over is not None:
+            status, problem = handlers.answer_too_large(lang, self.cap,
+                                                        f"/operations/{self.over}")
+            return status, render(problem), []
+        assert not self.doomed  # (its answers always pass the cap)
+        return 200, handlers.batch_answer(self.results), self.tags
+
+
 class Service:
     """What the routes share: settings, metrics and the cache."""
 
@@ -183,6 +238,14 @@ class Service:
         cacheable operation while caching is off for it (not in ``CACHE_OPS``, or no tier:
         ``CACHE_SIZE=0`` or ``CACHE_MAX_BYTES=0``, and no Redis for it); None for answers not
         cached otherwise."""
+        answer = self.prepare(op, body, lang)
+        if isinstance(answer, Lookup):
+            entry, hit = await self.cache.shared(*answer)
+            return entry.status, entry.body, "hit" if hit else "miss"
+        return answer
+
+    def prepare(self, op: str, body: bytes, lang: str) -> tuple[int, bytes, str | None] | Lookup:
+        """``answer``'s answer where it needs no Redis, else the look-up to make there."""
         redis, cacheable, uncached = self.mode(op)
         key: Hashable = None
         if cacheable:  # the same bytes seen before: no validation
@@ -222,36 +285,76 @@ class Service:
             entry = compute()
             self.cache.store(op, key, entry)
             return entry.status, entry.body, "miss"
-        shared = self.key(op, lang, handlers.canonical_bytes(data), rules)
-        entry, hit = await self.cache.shared(op, key, shared, compute)
-        return entry.status, entry.body, "hit" if hit else "miss"
+        return Lookup(op, key, self.key(op, lang, handlers.canonical_bytes(data), rules),
+                      compute)
 
     async def batch(self, body: bytes, lang: str, gone: Callable[[], bool] | None = None
                     ) -> tuple[int, bytes, list[str]] | None:
         """Status and rendered answer of a batch, and each operation's cache tag (``none`` for
         an operation never cached). Each operation is answered as ``answer`` answers a single
-        request with its body's bytes, from the same cache entries. None when ``gone()`` says
-        the client went away (asked after each operation): the rest is not computed."""
+        request with its body's bytes, from the same cache entries; consecutive operations
+        that go to Redis are looked up there together (``Cache.fetch``: one read, one write).
+        None when ``gone()`` says the client went away (asked after each operation): the rest
+        is not computed."""
         operations = handlers.batch_operations(body, lang, self.settings.max_batch)
         if isinstance(operations, tuple):
             return operations[0], render(operations[1]), []
-        results: list[tuple[int, bytes]] = []
-        tags: list[str] = []
-        cap = self.settings.max_bulk_answer_bytes
-        size = handlers.BATCH_FRAME
-        for i, (op, raw) in enumerate(operations, 1):
-            status, content, cache = await self.answer(op, raw, lang)
-            size += len(content) + handlers.RESULT_FRAME
-            if size > cap:  # the answers so far are dropped: memory stays within the cap
-                status, problem = handlers.answer_too_large(lang, cap, f"/operations/{i - 1}")
-                return status, render(problem), []
-            results.append((status, content))
-            tags.append(cache or "none")
-            if i % BATCH_SLICE == 0:  # let other requests in between (a miss is ~50 µs)
-                await asyncio.sleep(0)
-            if gone is not None and gone():  # (a Redis look-up lets the loop notice it too)
-                return None
-        return 200, handlers.batch_answer(results), tags
+        answering = Answering(self.settings.max_bulk_answer_bytes, gone)
+        group: list[Lookup] = []  # consecutive operations to look up in Redis
+        for op, raw in operations:
+            # a group holds no more Redis answers than fit under the cap (CACHE_MAX_ENTRY_BYTES
+            # each), and ends before an operation computed here (it does not wait, answered)
+            if group and (len(group) >= answering.room(self.settings.cache_max_entry_bytes)
+                          or not self.mode(op)[0]):
+                if not await self.look_up(group, answering):
+                    return answering.end(lang)
+                group = []
+            answer = self.prepare(op, raw, lang)
+            if isinstance(answer, Lookup):
+                group.append(answer)
+                continue
+            if group:  # (an answer of a Redis operation found without Redis: no larger than
+                # an entry or a problem document)
+                if not await self.look_up(group, answering):
+                    return answering.end(lang)
+                group = []
+            if not await answering.add(answer[0], answer[1], answer[2]):
+                return answering.end(lang)
+        if group and not await self.look_up(group, answering):
+            return answering.end(lang)
+        return answering.end(lang)
+
+    async def look_up(self, group: list[Lookup], answering: Answering) -> bool:
+        """A group of a batch's operations looked up in Redis at once and answered in order,
+        the answers computed then written in one go; False when the batch stops
+        (``Answering.add``)."""
+        fetched = await self.cache.fetch(group)
+        try:
+            going = await self.add_found(fetched, answering)
+        finally:
+            fetched.close()
+        if not going:
+            self.cache.write("batch", fetched.writes)
+        elif fetched.writes:
+            # a batch goes on once its answers are stored: under load it does not compute
+            # answers faster than they can be written
+            await self.cache.stored("batch", fetched.writes)
+        return going
+
+    @staticmethod
+    async def add_found(fetched: Fetched, answering: Answering) -> bool:
+        """``fetched``'s answers added to ``answering`` in order (misses computed as they
+        come); False when the batch stops."""
+        frame = handlers.RESULT_FRAME
+        # what Redis's answers not yet added will add
+        unread = sum(len(entry.body) + frame for entry in fetched.found.values() if entry)
+        for entry, hit in fetched.answers():
+            if hit:
+                unread -= len(entry.body) + frame
+            if not await answering.add(entry.status, entry.body, "hit" if hit else "miss",
+                                       unread):
+                return False
+        return True
 
     async def ready(self) -> dict[str, Any]:
         redis = await self.cache.redis_state()

@@ -14,8 +14,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections import OrderedDict, deque
+from collections.abc import Awaitable, Callable, Hashable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from redis.asyncio import BlockingConnectionPool, Redis
@@ -48,6 +48,16 @@ class Entry(NamedTuple):
     def decode(raw: bytes) -> Entry | None:
         head, sep, body = raw.partition(b":")
         return Entry(int(head), body) if sep and head.isdigit() else None
+
+
+class Lookup(NamedTuple):
+    """A cacheable request missed in process, to look up in Redis: its operation, its
+    in-process key, its shared (Redis) key, and how to compute its answer."""
+
+    op: str
+    local: Hashable
+    shared: str
+    compute: Callable[[], Entry]
 
 
 #: what an in-process entry costs beyond its answer and key bytes (the entry's tuples, the
@@ -178,7 +188,11 @@ class Cache:
         self._redis: Redis | RedisCluster | None = None
         self._flights: dict[str, asyncio.Future[Entry]] = {}
         self._tasks: set[asyncio.Task[None]] = set()  # the writes to Redis pending
-        metrics.redis_writes_pending.set_function(lambda: len(self._tasks))
+        self._writing = 0  # the answers they write
+        #: batches waiting for room to write their answers (``stored``)
+        self._waiting: deque[tuple[str, list[tuple[str, Entry]],
+                                   asyncio.Future[asyncio.Task[None] | None]]] = deque()
+        metrics.redis_writes_pending.set_function(lambda: self._writing)
         metrics.cache_bytes.set_function(lambda: self.local.bytes)
         metrics.cache_entries.set_function(lambda: len(self.local))
 
@@ -247,13 +261,11 @@ class Cache:
             entry = await self._redis_get(op, shared)
             hit = entry is not None
             if entry is not None:
-                self.metrics.cache_hits.inc(op, "redis")
-                if len(entry.body) <= self.settings.cache_max_entry_bytes:  # other settings
-                    self.keep(local, entry)
+                self.found(op, local, entry)
             else:
                 entry = compute()
                 if self.store(op, local, entry):
-                    self._write(op, shared, entry)
+                    self.write(op, [(shared, entry)])
             future.set_result(entry)
             return entry, hit
         except BaseException as exc:
@@ -265,17 +277,89 @@ class Cache:
             if self._flights.get(shared) is future:
                 del self._flights[shared]
 
-    def _write(self, op: str, key: str, entry: Entry) -> None:
-        """Write ``entry`` to Redis in the background, unless ``redis_max_writes`` writes are
-        pending (a slow Redis under many misses): then it is skipped and counted, so neither
-        the answers waiting to be written nor the connections writing them grow without
-        bound."""
-        if len(self._tasks) >= self.settings.redis_max_writes:
-            self.metrics.of(self.metrics.redis_writes_skipped, op).inc()
-            return
-        task = asyncio.get_running_loop().create_task(self._redis_set(op, key, entry))
+    def found(self, op: str, local: Hashable, entry: Entry) -> None:
+        """An answer found in Redis: counted as a hit, kept in process under ``local`` (when
+        it is small enough by this worker's settings: another's may differ)."""
+        self.metrics.cache_hits.inc(op, "redis")
+        if len(entry.body) <= self.settings.cache_max_entry_bytes:
+            self.keep(local, entry)
+
+    async def fetch(self, lookups: Sequence[Lookup]) -> Fetched:
+        """Several lookups at once (a batch's): their Redis answers in one read (``MGET``);
+        ``Fetched.answers`` gives each lookup's answer in order, computing the misses as it
+        comes to them. Identical requests that come meanwhile wait for these lookups, as
+        for ``shared``'s; a key another request is looking up already is looked up again
+        (waiting for it here could wait for a batch that waits for this one)."""
+        loop = asyncio.get_running_loop()
+        flights = self._flights
+        mine: dict[str, asyncio.Future[Entry]] = {}
+        for look in lookups:
+            if look.shared not in flights:
+                mine[look.shared] = flights[look.shared] = loop.create_future()
+        fetched = Fetched(self, lookups, mine)
+        try:
+            keys = list(dict.fromkeys(look.shared for look in lookups))
+            fetched.found = dict(zip(keys, await self._redis_mget("batch", keys), strict=True))
+        except BaseException:
+            fetched.close()
+            raise
+        return fetched
+
+    def write(self, op: str, answers: list[tuple[str, Entry]]) -> asyncio.Task[None] | None:
+        """Write ``answers`` (key, entry) to Redis in the background, in one go (the task, or
+        None when none is written); past ``redis_max_writes`` answers pending (a slow Redis
+        under many misses) the rest are skipped and counted, so neither the answers waiting to
+        be written nor the connections writing them grow without bound."""
+        room = max(0, self._room())
+        if len(answers) > room:
+            self.metrics.of(self.metrics.redis_writes_skipped, op).inc(len(answers) - room)
+            answers = answers[:room]
+        if not answers:
+            return None
+        count = len(answers)
+        self._writing += count
+        task = asyncio.get_running_loop().create_task(self._redis_set(op, answers))
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+
+        def done(task: asyncio.Task[None]) -> None:
+            self._tasks.discard(task)
+            self._writing -= count
+            self._wake()
+
+        task.add_done_callback(done)
+        return task
+
+    async def stored(self, op: str, answers: list[tuple[str, Entry]]) -> None:
+        """``write``, waiting for room rather than skipping (a batch's answers: it holds a bulk
+        slot, so few wait; first come, first written), then for the write to end; in parts of
+        at most ``redis_max_writes`` answers."""
+        most = self.settings.redis_max_writes
+        for start in range(0, len(answers), most):
+            part = answers[start:start + most]
+            if self._waiting or self._room() < len(part):
+                waiter: asyncio.Future[asyncio.Task[None] | None] = (
+                    asyncio.get_running_loop().create_future())
+                self._waiting.append((op, part, waiter))
+                task = await waiter  # (its write, begun when room came: ``_wake``)
+            else:
+                task = self.write(op, part)
+            if task is not None:
+                await task
+
+    def _room(self) -> int:
+        return self.settings.redis_max_writes - self._writing
+
+    def _wake(self) -> None:
+        """Begin the writes of the batches waiting (``stored``) that the room left holds, in
+        order."""
+        waiting = self._waiting
+        while waiting:
+            op, answers, waiter = waiting[0]
+            if not waiter.done() and self._room() < len(answers):
+                return
+            waiting.popleft()
+            if not waiter.done():  # (not cancelled)
+                waiter.set_result(self.write(op, answers))
 
     def _failed(self, op: str, breaker: Breaker, exc: BaseException) -> None:
         self.metrics.of(self.metrics.redis_errors, op).inc()
@@ -292,36 +376,61 @@ class Cache:
             self.metrics.of(self.metrics.breaker_open, path).set(0)
         breaker.success()
 
-    async def _redis_get(self, op: str, key: str) -> Entry | None:
+    async def _command(self, op: str, breaker: Breaker, skipped: Any, count: int,
+                       command: Callable[[Redis | RedisCluster], Awaitable[Any]]
+                       ) -> tuple[bool, Any]:
+        """``command`` run on the Redis client behind ``breaker``, within the timeout:
+        (True, its result); (False, None) without Redis, while the breaker is open (``count``
+        counted in ``skipped``) or when it fails (counted, and told to the breaker)."""
         client = self.redis
         if client is None:
-            return None
-        if not self.read_breaker.allow():
-            self.metrics.of(self.metrics.redis_skipped, op).inc()
-            return None
+            return False, None
+        if not breaker.allow():
+            self.metrics.of(skipped, op).inc(count)
+            return False, None
         try:
             async with asyncio.timeout(self.settings.redis_timeout * 2):
-                raw = await client.get(key)
+                result = await command(client)
         except Exception as exc:
-            self._failed(op, self.read_breaker, exc)
-            return None
-        self._succeeded(self.read_breaker)
-        return Entry.decode(raw) if isinstance(raw, bytes) else None
+            self._failed(op, breaker, exc)
+            return False, None
+        self._succeeded(breaker)
+        return True, result
 
-    async def _redis_set(self, op: str, key: str, entry: Entry) -> None:
-        client = self.redis
-        if client is None:
-            return
-        if not self.write_breaker.allow():
-            self.metrics.of(self.metrics.redis_writes_skipped, op).inc()
-            return
-        try:
-            async with asyncio.timeout(self.settings.redis_timeout * 2):
-                await client.set(key, entry.encode(), px=int(self.settings.cache_ttl * 1000))
-        except Exception as exc:
-            self._failed(op, self.write_breaker, exc)
-            return
-        self._succeeded(self.write_breaker)
+    async def _redis_get(self, op: str, key: str) -> Entry | None:
+        ok, raw = await self._command(op, self.read_breaker, self.metrics.redis_skipped, 1,
+                                      lambda client: client.get(key))
+        return Entry.decode(raw) if ok and isinstance(raw, bytes) else None
+
+    async def _redis_mget(self, op: str, keys: list[str]) -> list[Entry | None]:
+        """The entries of ``keys`` (None where Redis has none or fails): one ``MGET`` (on a
+        cluster, one for each node holding some of them)."""
+        def command(client: Redis | RedisCluster) -> Awaitable[list[Any]]:
+            if isinstance(client, RedisCluster):
+                return client.mget_nonatomic(keys)
+            return client.mget(keys)
+
+        ok, raws = await self._command(op, self.read_breaker, self.metrics.redis_skipped,
+                                       len(keys), command)
+        if not ok:
+            return [None] * len(keys)
+        return [Entry.decode(raw) if isinstance(raw, bytes) else None for raw in raws]
+
+    async def _redis_set(self, op: str, answers: list[tuple[str, Entry]]) -> None:
+        """``SET`` with the cache's TTL; several answers in one pipeline (one round trip)."""
+        px = int(self.settings.cache_ttl * 1000)
+
+        async def command(client: Redis | RedisCluster) -> Any:
+            if len(answers) == 1:
+                key, entry = answers[0]
+                return await client.set(key, entry.encode(), px=px)
+            pipe = client.pipeline(transaction=False)
+            for key, entry in answers:
+                pipe.set(key, entry.encode(), px=px)
+            return await pipe.execute()
+
+        await self._command(op, self.write_breaker, self.metrics.redis_writes_skipped,
+                            len(answers), command)
 
     async def redis_state(self) -> str:
         """``off``; ``ok``; ``read-only`` (reads answer, writes fail: the write breaker is
@@ -347,3 +456,53 @@ class Cache:
         if self._redis is not None:
             await self._redis.aclose()
             self._redis = None
+
+
+class Fetched:
+    """Lookups whose Redis answers have been fetched at once (``Cache.fetch``)."""
+
+    def __init__(self, cache: Cache, lookups: Sequence[Lookup],
+                 mine: dict[str, asyncio.Future[Entry]]) -> None:
+        self.cache, self.lookups, self.mine = cache, lookups, mine
+        self.found: dict[str, Entry | None] = {}
+        self.writes: list[tuple[str, Entry]] = []  # the answers computed, to store
+
+    def answers(self) -> Iterator[tuple[Entry, bool]]:
+        """Each lookup's answer, in order, and whether it came from Redis (or from an earlier
+        lookup of the same request); a miss is computed when it is reached."""
+        cache, found, mine = self.cache, self.found, self.mine
+        answered: dict[str, Entry] = {}
+        for look in self.lookups:
+            entry = answered.get(look.shared)
+            if entry is not None:
+                cache.metrics.cache_hits.inc(look.op, "flight")
+                yield entry, True
+                continue
+            entry = found.pop(look.shared, None)
+            hit = entry is not None
+            if entry is not None:
+                cache.found(look.op, look.local, entry)
+            else:
+                entry = look.compute()
+                if cache.store(look.op, look.local, entry):
+                    self.writes.append((look.shared, entry))
+            answered[look.shared] = entry
+            future = mine.get(look.shared)
+            if future is not None:
+                future.set_result(entry)
+            yield entry, hit
+
+    def close(self) -> None:
+        """The lookups end: requests waiting for one never reached compute on their own."""
+        flights = self.cache._flights
+        for key, future in self.mine.items():
+            if not future.done():
+                future.set_exception(Unanswered(key))
+                future.exception()  # retrieved: waiters compute on their own
+            if flights.get(key) is future:
+                del flights[key]
+        self.mine = {}
+
+
+class Unanswered(Exception):
+    """A lookup of ``Cache.fetch`` that its batch did not reach (it stopped before)."""

@@ -168,6 +168,149 @@ def wait(check: Any, seconds: float = 5.0) -> bool:
     return False
 
 
+# --- through Redis: consecutive operations looked up together --------------------------------
+
+
+@pytest.fixture(scope="module")
+def redis() -> Iterator[RedisServer]:
+    server = RedisServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def on_redis(redis: RedisServer, **settings: Any) -> TestClient:
+    """The app with Redis as its only tier (for legal-actions), on a Redis emptied first."""
+    assert redis.command("FLUSHALL").startswith(b"+OK")
+    assert redis.command("CONFIG", "RESETSTAT").startswith(b"+OK")
+    return client(redis_url=redis.url, redis_ops=frozenset({"legal-actions"}), cache_size=0,
+                  **settings)
+
+
+def calls(redis: RedisServer, command: str) -> int:
+    """How many times Redis ran ``command`` since its statistics were reset."""
+    stats = redis.command("INFO", "commandstats").decode()
+    for line in stats.splitlines():
+        if line.startswith(f"cmdstat_{command}:"):
+            return int(line.split("calls=")[1].split(",")[0])
+    return 0
+
+
+def scored(state: dict[str, Any], n: int) -> bytes:
+    """A legal-actions body: ``state`` with its first side's score ``n`` (a request of its own)."""
+    return text({"state": {**state, "scores": [n, *state["scores"][1:]]}})
+
+
+def stored(redis: RedisServer, keys: int) -> None:
+    """Wait until Redis holds ``keys`` keys (answers are written after they are sent)."""
+    assert wait(lambda: redis.command("DBSIZE") == b":%d\r\n" % keys), redis.command("DBSIZE")
+
+
+def singly(bodies: list[bytes]) -> list[bytes]:
+    """Each body's answer as a single request to an app without Redis."""
+    with client(cache_size=0) as c:
+        return [c.post("/v1/legal-actions", content=b).content for b in bodies]
+
+
+def test_a_batch_reads_redis_once_for_each_group_and_finds_what_it_wrote(
+        redis: RedisServer) -> None:
+    """40 legal-actions operations missing in process: Redis is read with one MGET for each
+    group of 16 (by the default cap of answers, 2 MiB, and CACHE_MAX_ENTRY_BYTES, 128 KiB)
+    and no GET; the answers are those of single requests, written to Redis; the same batch
+    again finds all 40 there."""
+    bodies = [scored(EXAMPLE_STATE, n) for n in range(40)]
+    batch = batch_bytes([("legal-actions", b) for b in bodies])
+    expected = singly(bodies)
+    with on_redis(redis) as c:
+        r = c.post("/v1/batch", content=batch)
+        assert tags(r) == ["miss"] * 40
+        assert [orjson.dumps(x["body"]) for x in r.json()["results"]] == expected
+        assert (calls(redis, "mget"), calls(redis, "get")) == (3, 0)
+        stored(redis, 40)
+        assert calls(redis, "set") == 40
+        again = c.post("/v1/batch", content=batch)
+        assert tags(again) == ["hit"] * 40 and again.content == r.content
+        assert (calls(redis, "mget"), calls(redis, "get")) == (6, 0)
+        metrics = c.get("/metrics").text
+        assert 'canasta_cache_hits_total{op="legal-actions",tier="redis"} 40.0' in metrics
+        assert 'canasta_cache_misses_total{op="legal-actions"} 40.0' in metrics
+
+
+def test_a_group_ends_at_an_operation_not_looked_up_in_redis(redis: RedisServer) -> None:
+    """Operations not looked up in Redis (check: not in REDIS_OPS, and no in-process tier), or
+    answered without a look-up (a malformed body), are answered in their place between
+    groups; the same request twice in one group is computed once (the second a hit, counted
+    as ``flight``); a later group finds what an earlier one stored."""
+    a, b = scored(EXAMPLE_STATE, 1), scored(EXAMPLE_STATE, 2)
+    check = text({"state": EXAMPLE_FULL_STATE, "actions": EXAMPLE_ACTIONS})
+    operations = [("legal-actions", a), ("legal-actions", b), ("legal-actions", a),
+                  ("check", check), ("legal-actions", b), ("legal-actions", b"{}"),
+                  ("legal-actions", a)]
+    with on_redis(redis) as c:
+        single = {raw: c.post(f"/v1/{op}", content=raw) for op, raw in operations}
+        assert redis.command("FLUSHALL").startswith(b"+OK")
+        assert redis.command("CONFIG", "RESETSTAT").startswith(b"+OK")
+        r = c.post("/v1/batch", content=batch_bytes(operations))
+        assert tags(r) == ["miss", "miss", "hit", "bypass", "hit", "none", "hit"]
+        assert [(x["status"], orjson.dumps(x["body"])) for x in r.json()["results"]] == [
+            (single[raw].status_code, single[raw].content) for _, raw in operations]
+        # three groups ([a, b, a], [b] after the check, [a] after the malformed body): the
+        # last two find what the first wrote (a group's answers are stored before the next)
+        assert calls(redis, "mget") == 3 and calls(redis, "set") == 2
+        assert 'canasta_cache_hits_total{op="legal-actions",tier="flight"} 1.0' in c.get(
+            "/metrics").text
+
+
+def test_a_batch_through_redis_passes_the_cap_where_it_does_in_process(
+        redis: RedisServer) -> None:
+    """Four large answers computed (six players, 12.3 KB each, too large to cache under
+    CACHE_MAX_ENTRY_BYTES=4096), then eight of 3 KB found in Redis, under a cap of 64 KiB:
+    the batch is refused at the same operation as without Redis, and the operations before
+    it are answered as without Redis. (From the fourth on, the answers so far and those read
+    from Redis cannot fit: the batch keeps none.)"""
+    from bench.http import play_state
+
+    big, medium = play_state(), play_state({}, actions=(40, 80))
+    found = [scored(medium, n) for n in range(8)]
+    mixed = [("legal-actions", scored(big, n)) for n in range(4)] + [
+        ("legal-actions", raw) for raw in found]
+    limits = {"max_bulk_answer_bytes": 64 * 1024, "cache_max_entry_bytes": 4096}
+    with client(cache_size=0, **limits) as c:
+        local = c.post("/v1/batch", content=batch_bytes(mixed))
+        assert local.status_code == 422 and local.json()["code"] == "ANSWER_TOO_LARGE"
+        at = int(local.json()["problems"][0]["path"].removeprefix("/operations/"))
+        assert 4 < at < 12
+        fits = c.post("/v1/batch", content=batch_bytes(mixed[:at]))
+        assert fits.status_code == 200 and len(fits.json()["results"]) == at
+    with on_redis(redis, **limits) as c:
+        first = c.post("/v1/batch", content=batch_bytes([("legal-actions", b) for b in found]))
+        assert tags(first) == ["miss"] * 8
+        stored(redis, 8)
+        r = c.post("/v1/batch", content=batch_bytes(mixed))
+        assert r.status_code == 422 and r.json()["problems"] == local.json()["problems"]
+        ok = c.post("/v1/batch", content=batch_bytes(mixed[:at]))
+        assert ok.content == fits.content
+        assert tags(ok) == ["miss"] * 4 + ["hit"] * (at - 4)
+
+
+def test_a_batch_on_a_redis_that_is_down_computes_every_answer() -> None:
+    """Redis refuses connections: each group's read and its write fail once (counted as op
+    ``batch``), every answer is computed and right."""
+    from tests.servers import free_port
+
+    bodies = [scored(EXAMPLE_STATE, n) for n in range(20)]
+    with client(redis_url=f"redis://127.0.0.1:{free_port()}/0", cache_size=0,
+                redis_ops=frozenset({"legal-actions"}), redis_timeout=0.05,
+                redis_breaker_failures=100) as c:
+        r = c.post("/v1/batch", content=batch_bytes([("legal-actions", b) for b in bodies]))
+        assert tags(r) == ["miss"] * 20
+        assert [orjson.dumps(x["body"]) for x in r.json()["results"]] == singly(bodies)
+        # two groups: each one read and one write (in the background) fail, 40 without groups
+        assert wait(lambda: 'canasta_redis_errors_total{op="batch"} 4.0' in c.get(
+            "/metrics").text)
+
+
 def test_a_malformed_batch_is_refused_as_a_whole(http: TestClient) -> None:
     def paths(body: bytes, status: int = 422, code: str = "MALFORMED_REQUEST") -> list[str]:
         r = http.post("/v1/batch", content=body)

@@ -17,7 +17,15 @@ from starlette.testclient import TestClient
 
 from canasta_referee.schema.models import EXAMPLE_STATE
 from canasta_referee.service.app import create_app
-from canasta_referee.service.cache import ENTRY_OVERHEAD, LRU, Breaker, Cache, Entry, redis_client
+from canasta_referee.service.cache import (
+    ENTRY_OVERHEAD,
+    LRU,
+    Breaker,
+    Cache,
+    Entry,
+    Lookup,
+    redis_client,
+)
 from canasta_referee.service.metrics import Metrics
 from canasta_referee.service.settings import Settings
 
@@ -95,6 +103,73 @@ def test_concurrent_requests_for_one_canonical_request_are_computed_once() -> No
     (first, first_hit), (second, second_hit) = asyncio.run(both())
     assert computed == [1] and first == second
     assert (first_hit, second_hit) == (False, True)
+
+
+def test_a_request_that_comes_while_a_batch_looks_its_answer_up_waits_for_it() -> None:
+    """``Cache.fetch`` (a batch's group of look-ups) takes the flights of its keys: a request
+    for one of them that comes meanwhile gets the batch's answer (tier ``flight``), computed
+    once; a request for a key the batch never reaches (it stopped) computes on its own."""
+    settings = Settings(redis_url=f"redis://127.0.0.1:{free_port()}/0", redis_ops=frozenset(
+        {"check"}), cache_size=0, redis_timeout=0.05)
+    metrics = Metrics()
+    cache = Cache(settings, metrics)
+    computed: list[str] = []
+
+    def compute(name: str) -> Any:
+        def run() -> Entry:
+            computed.append(name)
+            return Entry(200, b'{"answer":"%s"}' % name.encode())
+        return run
+
+    group = [Lookup("check", f"k{n}", f"canasta:{n}", compute(f"batch {n}")) for n in (1, 2)]
+
+    async def run() -> tuple[list[tuple[Entry, bool]], tuple[Entry, bool], tuple[Entry, bool]]:
+        try:
+            fetching = asyncio.create_task(cache.fetch(group))
+            await asyncio.sleep(0)  # the batch's look-ups have begun: their flights are taken
+            one = asyncio.create_task(cache.shared("check", "x1", "canasta:1", compute("one")))
+            two = asyncio.create_task(cache.shared("check", "x2", "canasta:2", compute("two")))
+            fetched = await fetching
+            try:
+                first = next(fetched.answers())  # the batch stops after its first operation
+            finally:
+                fetched.close()
+            return [first], await one, await two
+        finally:
+            await cache.close()
+
+    answers, one, two = asyncio.run(run())
+    assert answers == [(Entry(200, b'{"answer":"batch 1"}'), False)]
+    assert one == (Entry(200, b'{"answer":"batch 1"}'), True)
+    assert two == (Entry(200, b'{"answer":"two"}'), False)
+    assert computed == ["batch 1", "two"]
+    assert metrics.cache_hits.value("check", "flight") == 1
+
+
+def test_a_batch_keeps_no_answers_once_they_cannot_fit_beside_those_read_from_redis() -> None:
+    """``Answering``: an answer is kept while it, those before it and the later answers
+    already read from Redis (``unread``) fit under the cap; past that none is kept (the batch
+    will be refused: the unread answers come after), and the batch stops where the answers
+    pass the cap."""
+    from canasta_referee.schema.handlers import BATCH_FRAME, RESULT_FRAME
+    from canasta_referee.service.app import Answering
+
+    cap = BATCH_FRAME + 3 * (100 + RESULT_FRAME)
+    answering = Answering(cap, None)
+
+    def add(unread: int) -> bool:
+        return asyncio.run(answering.add(200, b"x" * 100, "miss", unread))
+
+    assert add(unread=2 * (100 + RESULT_FRAME))
+    assert len(answering.results) == 1 and not answering.doomed
+    assert add(unread=100 + RESULT_FRAME + 1)  # a byte too many beside it: it cannot all fit
+    assert answering.results == [] and answering.tags == ["miss"] and answering.doomed
+    assert add(unread=0)  # it still fits under the cap, but is not kept
+    assert answering.results == []
+    assert not add(unread=0)  # the fourth passes the cap
+    assert answering.over == 3
+    status, body, tags = answering.end("en") or (0, b"", [])
+    assert status == 422 and orjson.loads(body)["problems"][0]["path"] == "/operations/3"
 
 
 def test_redis_clients_have_short_timeouts_and_no_retries() -> None:

@@ -225,6 +225,28 @@ def test_writes_pending_are_bounded_and_the_rest_skipped() -> None:
         assert [r.content for r in again] == [r.content for r in answers]
 
 
+def test_a_batch_waits_for_room_to_write_its_answers_rather_than_skipping_them() -> None:
+    """A batch's answers are written to Redis before it is answered, in parts of at most
+    REDIS_MAX_CONNECTIONS / 2, each waiting for room (a single request's write would be
+    skipped): with writes paused for a second, a batch of 10 misses waits, and all 10 are
+    stored (the same batch again: all hits), none skipped."""
+    with bounded("pause it") as (redis, svc), httpx.Client(base_url=svc.url, timeout=10) as c:
+        operations = [{"op": "legal-actions", "body": {"state": {**EXAMPLE_STATE,
+                                                                 "scores": [500 + i, 0]}}}
+                      for i in range(10)]
+        assert redis.command("CLIENT", "PAUSE", "1000", "WRITE").startswith(b"+OK")
+        started = time.monotonic()
+        r = c.post("/v1/batch", json={"operations": operations})
+        assert time.monotonic() - started > 0.5
+        assert r.status_code == 200 and r.headers["x-cache"] == ", ".join(["miss"] * 10)
+        metrics = c.get("/metrics").text
+        assert metric(metrics, 'canasta_redis_writes_skipped_total{op="batch"}') == 0
+        assert metric(metrics, "canasta_redis_writes_pending") == 0
+        again = c.post("/v1/batch", json={"operations": operations})
+        assert again.headers["x-cache"] == ", ".join(["hit"] * 10)
+        assert again.content == r.content
+
+
 def test_redis_connections_are_bounded_under_many_misses() -> None:
     """64 requests at once, each a miss that reads Redis and then writes its answer: the
     worker holds at most REDIS_MAX_CONNECTIONS connections to Redis (before: one per request
