@@ -129,6 +129,31 @@ def test_two_services_share_a_cluster_and_survive_a_dead_node(cluster: RedisClus
         b.stop()
 
 
+def test_a_batch_reads_and_writes_its_group_across_the_nodes(cluster: RedisCluster) -> None:
+    """A batch's operations looked up together (``MGET`` split by node: redis-py's
+    ``mget_nonatomic``) and written together (a cluster pipeline) on keys of every node: a
+    batch of misses on one service is a batch of hits on the other, with the same answers."""
+    operations = [{"op": "legal-actions", "body": {"state": {**EXAMPLE_STATE,
+                                                             "scores": [100 + n, n]}}}
+                  for n in range(16)]
+    a = Service({**SHARED, "REDIS_URL": cluster.url}).start()
+    b = Service({**SHARED, "REDIS_URL": cluster.url}).start()
+    try:
+        before = total_keys(cluster)
+        with httpx.Client(base_url=a.url, timeout=5) as ca, \
+                httpx.Client(base_url=b.url, timeout=5) as cb:
+            first = post(ca, {"operations": operations}, "/v1/batch")
+            assert first.headers["x-cache"] == ", ".join(["miss"] * 16)
+            assert total_keys(cluster) == before + 16  # written before the batch is answered
+            assert all(keys(node) for node in cluster.nodes)  # (the keys are on every node)
+            second = post(cb, {"operations": operations}, "/v1/batch")
+        assert second.headers["x-cache"] == ", ".join(["hit"] * 16)
+        assert second.content == first.content
+    finally:
+        a.stop()
+        b.stop()
+
+
 def test_redis_url_names_a_cluster_or_is_refused_at_start() -> None:
     for url in ("redis+cluster://h:7000", "rediss+cluster://u:pw@h:7000/0",
                 "REDIS+CLUSTER://h:7000/"):
