@@ -303,25 +303,26 @@ class Service:
         group: list[Lookup] = []  # consecutive operations to look up in Redis
         for op, raw in operations:
             # a group holds no more Redis answers than fit under the cap (CACHE_MAX_ENTRY_BYTES
-            # each), and ends before an operation computed here (it does not wait, answered)
+            # each), and ends before an operation that does not go to Redis (computed here)
+            redis, cacheable, _ = self.mode(op)
             if group and (len(group) >= answering.room(self.settings.cache_max_entry_bytes)
-                          or not self.mode(op)[0]):
+                          or not (redis and cacheable)):
                 if not await self.look_up(group, answering):
-                    return answering.end(lang)
+                    break
                 group = []
             answer = self.prepare(op, raw, lang)
             if isinstance(answer, Lookup):
                 group.append(answer)
                 continue
-            if group:  # (an answer of a Redis operation found without Redis: no larger than
-                # an entry or a problem document)
+            if group:  # (found without Redis: an in-process hit or a problem, both small)
                 if not await self.look_up(group, answering):
-                    return answering.end(lang)
+                    break
                 group = []
-            if not await answering.add(answer[0], answer[1], answer[2]):
-                return answering.end(lang)
-        if group and not await self.look_up(group, answering):
-            return answering.end(lang)
+            if not await answering.add(*answer):
+                break
+        else:
+            if group:
+                await self.look_up(group, answering)
         return answering.end(lang)
 
     async def look_up(self, group: list[Lookup], answering: Answering) -> bool:
@@ -346,11 +347,9 @@ class Service:
         """``fetched``'s answers added to ``answering`` in order (misses computed as they
         come); False when the batch stops."""
         frame = handlers.RESULT_FRAME
-        # what Redis's answers not yet added will add
-        unread = sum(len(entry.body) + frame for entry in fetched.found.values() if entry)
         for entry, hit in fetched.answers():
-            if hit:
-                unread -= len(entry.body) + frame
+            # what Redis's answers not yet added will add
+            unread = fetched.unread_bytes + fetched.unread_count * frame
             if not await answering.add(entry.status, entry.body, "hit" if hit else "miss",
                                        unread):
                 return False

@@ -31,8 +31,9 @@ settings let it hold at most, whatever the clients send.
   stay within ``MAX_UNSENT_BYTES`` together; any other connection keeps less than the
   high-water mark. ``SEND_TIMEOUT`` bounds how long either is kept.
 - Redis writes: answers being written to Redis, at most ``REDIS_MAX_CONNECTIONS`` / 2 of them
-  (``service.cache.Cache._write``), each at most ``CACHE_MAX_ENTRY_BYTES`` and held twice (the
-  answer and the bytes sent); none without ``REDIS_URL``.
+  (``service.cache.Cache.write``; a batch waits for room), each at most
+  ``CACHE_MAX_ENTRY_BYTES`` and held twice (the answer and the bytes sent); none without
+  ``REDIS_URL``.
 
 Beside the budget, outside the worker's memory but inside a container's: the kernel's send
 buffers of its connections, ``MAX_CONNECTIONS`` x 2 x ``SEND_BUFFER_BYTES`` when that is set

@@ -1,7 +1,8 @@
 """The answer cache: an in-process LRU tier bounded by entries and bytes, then Redis; identical
 concurrent requests computed once; short Redis timeouts and a circuit breaker each for reads and
 writes, so a slow or dead Redis only means computing, and one that refuses writes still serves
-hits. Answers larger than ``CACHE_MAX_ENTRY_BYTES`` are kept in neither tier.
+hits. Answers larger than ``CACHE_MAX_ENTRY_BYTES`` are kept in neither tier. A batch's
+operations are looked up in Redis in groups (``fetch``: one read, the misses written in one go).
 
 Values are rendered answers (status and JSON bytes), so a hit costs no serialisation. Keys are
 built by the caller (``service.app``): in process, the operation, the language and the canonical
@@ -290,16 +291,10 @@ class Cache:
         comes to them. Identical requests that come meanwhile wait for these lookups, as
         for ``shared``'s; a key another request is looking up already is looked up again
         (waiting for it here could wait for a batch that waits for this one)."""
-        loop = asyncio.get_running_loop()
-        flights = self._flights
-        mine: dict[str, asyncio.Future[Entry]] = {}
-        for look in lookups:
-            if look.shared not in flights:
-                mine[look.shared] = flights[look.shared] = loop.create_future()
-        fetched = Fetched(self, lookups, mine)
+        fetched = Fetched(self, lookups)
         try:
             keys = list(dict.fromkeys(look.shared for look in lookups))
-            fetched.found = dict(zip(keys, await self._redis_mget("batch", keys), strict=True))
+            fetched.read(dict(zip(keys, await self._redis_mget("batch", keys), strict=True)))
         except BaseException:
             fetched.close()
             raise
@@ -461,11 +456,25 @@ class Cache:
 class Fetched:
     """Lookups whose Redis answers have been fetched at once (``Cache.fetch``)."""
 
-    def __init__(self, cache: Cache, lookups: Sequence[Lookup],
-                 mine: dict[str, asyncio.Future[Entry]]) -> None:
-        self.cache, self.lookups, self.mine = cache, lookups, mine
-        self.found: dict[str, Entry | None] = {}
+    def __init__(self, cache: Cache, lookups: Sequence[Lookup]) -> None:
+        """The lookups begin: they take the flights of their keys that no other request has
+        (``Cache.shared`` waits for them)."""
+        self.cache, self.lookups = cache, lookups
+        flights = cache._flights
+        loop = asyncio.get_running_loop()
+        self.mine: dict[str, asyncio.Future[Entry]] = {}
+        for look in lookups:
+            if look.shared not in flights:
+                self.mine[look.shared] = flights[look.shared] = loop.create_future()
+        self.found: dict[str, Entry | None] = {}  # Redis's answers, by key, until reached
+        self.unread_bytes = self.unread_count = 0  # of those found and not yet reached
         self.writes: list[tuple[str, Entry]] = []  # the answers computed, to store
+
+    def read(self, found: dict[str, Entry | None]) -> None:
+        """What Redis had for each key (None: nothing)."""
+        self.found = found
+        self.unread_count = sum(entry is not None for entry in found.values())
+        self.unread_bytes = sum(len(entry.body) for entry in found.values() if entry is not None)
 
     def answers(self) -> Iterator[tuple[Entry, bool]]:
         """Each lookup's answer, in order, and whether it came from Redis (or from an earlier
@@ -481,6 +490,8 @@ class Fetched:
             entry = found.pop(look.shared, None)
             hit = entry is not None
             if entry is not None:
+                self.unread_bytes -= len(entry.body)
+                self.unread_count -= 1
                 cache.found(look.op, look.local, entry)
             else:
                 entry = look.compute()

@@ -94,7 +94,8 @@ class Metrics:
                                      "read circuit breaker was open.", ("op",), registry=r)
         self.redis_writes_skipped = Counter("canasta_redis_writes_skipped", "Redis writes "
                                             "skipped while the write circuit breaker was open, "
-                                            "or while REDIS_MAX_CONNECTIONS / 2 were pending.",
+                                            "or while REDIS_MAX_CONNECTIONS / 2 were pending "
+                                            "(a single request's: a batch waits).",
                                             ("op",), registry=r)
         self.redis_writes_pending = Gauge("canasta_redis_writes_pending", "Answers being "
                                           "written to Redis (at most REDIS_MAX_CONNECTIONS / 2).",

@@ -95,9 +95,10 @@ DOCS: dict[str, str] = {
     "REDIS_TIMEOUT": "Seconds for a Redis connect or command before it counts as a failure.",
     "REDIS_MAX_CONNECTIONS": "Redis connections per worker (per node of a cluster), at most; "
                              "a command that finds none free within REDIS_TIMEOUT counts as a "
-                             "failure. Half of them at most write answers at once: an answer "
-                             "computed while that many writes are pending is not written "
-                             "(`canasta_redis_writes_skipped_total`).",
+                             "failure. Half of them at most write answers at once: a single "
+                             "request's answer computed while that many writes are pending is "
+                             "not written (`canasta_redis_writes_skipped_total`); a batch waits "
+                             "for room.",
     "REDIS_BREAKER_FAILURES": "Consecutive failed Redis reads that open the read circuit "
                               "breaker; as many failed writes open the write breaker.",
     "REDIS_BREAKER_SECONDS": "Seconds a breaker stays open (Redis reads, or writes, skipped) "

@@ -146,6 +146,59 @@ def test_a_request_that_comes_while_a_batch_looks_its_answer_up_waits_for_it() -
     assert metrics.cache_hits.value("check", "flight") == 1
 
 
+def test_fetched_answers_in_order_and_counts_what_redis_had_until_it_is_reached() -> None:
+    """``Cache.fetch`` on a real Redis holding two of four keys: the answers come in the
+    lookups' order (a key twice: computed once, the second a hit), ``unread_*`` count the
+    answers read from Redis not yet reached, and only the computed ones are to be written."""
+    from tests.servers import RedisServer
+
+    redis = RedisServer().start()
+    try:
+        settings = Settings(redis_url=redis.url, redis_ops=frozenset({"check"}), cache_size=0)
+        cache = Cache(settings, Metrics())
+        stored = {n: Entry(200, b'{"stored":%d}' % n) for n in (1, 3)}
+        computed: list[int] = []
+
+        def compute(n: int) -> Any:
+            def run() -> Entry:
+                computed.append(n)
+                return Entry(200, b'{"computed":%d}' % n)
+            return run
+
+        keys = [0, 1, 0, 2, 3]
+        group = [Lookup("check", f"k{n}", f"canasta:{n}", compute(n)) for n in keys]
+
+        async def run() -> list[tuple[Entry, bool, int, int]]:
+            try:
+                client = cache.redis
+                assert client is not None
+                for n, entry in stored.items():
+                    await client.set(f"canasta:{n}", entry.encode())
+                fetched = await cache.fetch(group)
+                try:
+                    assert (fetched.unread_count, fetched.unread_bytes) == (
+                        2, sum(len(e.body) for e in stored.values()))
+                    return [(entry, hit, fetched.unread_count, fetched.unread_bytes)
+                            for entry, hit in fetched.answers()]
+                finally:
+                    fetched.close()
+                    assert fetched.writes == [("canasta:0", Entry(200, b'{"computed":0}')),
+                                              ("canasta:2", Entry(200, b'{"computed":2}'))]
+            finally:
+                await cache.close()
+
+        answers = asyncio.run(run())
+    finally:
+        redis.stop()
+    three = len(stored[3].body)
+    assert answers == [(Entry(200, b'{"computed":0}'), False, 2, len(stored[1].body) + three),
+                       (stored[1], True, 1, three),
+                       (Entry(200, b'{"computed":0}'), True, 1, three),
+                       (Entry(200, b'{"computed":2}'), False, 1, three),
+                       (stored[3], True, 0, 0)]
+    assert computed == [0, 2]
+
+
 def test_a_batch_keeps_no_answers_once_they_cannot_fit_beside_those_read_from_redis() -> None:
     """``Answering``: an answer is kept while it, those before it and the later answers
     already read from Redis (``unread``) fit under the cap; past that none is kept (the batch
