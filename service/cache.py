@@ -288,17 +288,34 @@ class Cache:
     async def fetch(self, lookups: Sequence[Lookup]) -> Fetched:
         """Several lookups at once (a batch's): their Redis answers in one read (``MGET``);
         ``Fetched.answers`` gives each lookup's answer in order, computing the misses as it
-        comes to them. Identical requests that come meanwhile wait for these lookups, as
-        for ``shared``'s; a key another request is looking up already is looked up again
-        (waiting for it here could wait for a batch that waits for this one)."""
-        fetched = Fetched(self, lookups)
+        comes to them. Requests that other requests are looking up already are waited for
+        first (as ``shared`` waits), and identical requests that come meanwhile wait for these
+        lookups."""
+        flown = await self._flown(lookups)
+        fetched = Fetched(self, lookups, flown)
         try:
-            keys = list(dict.fromkeys(look.shared for look in lookups))
-            fetched.read(dict(zip(keys, await self._redis_mget("batch", keys), strict=True)))
+            keys = [key for key in dict.fromkeys(look.shared for look in lookups)
+                    if key not in flown]
+            found = await self._redis_mget("batch", keys) if keys else []
+            fetched.read(dict(zip(keys, found, strict=True)), flown)
         except BaseException:
             fetched.close()
             raise
         return fetched
+
+    async def _flown(self, lookups: Sequence[Lookup]) -> dict[str, Entry]:
+        """The answers of the requests among ``lookups`` that other requests are looking up
+        now, once they have them (those that fail are left out: looked up again). A batch
+        waits here holding no lookup of its own, so two batches never wait for each other."""
+        flights = self._flights
+        others = {look.shared: flights[look.shared] for look in lookups
+                  if look.shared in flights}
+        if not others:
+            return {}
+        answers = await asyncio.gather(*(asyncio.shield(flight) for flight in others.values()),
+                                       return_exceptions=True)
+        return {key: entry for key, entry in zip(others, answers, strict=True)
+                if isinstance(entry, Entry)}
 
     def write(self, op: str, answers: list[tuple[str, Entry]]) -> asyncio.Task[None] | None:
         """Write ``answers`` (key, entry) to Redis in the background, in one go (the task, or
@@ -456,25 +473,29 @@ class Cache:
 class Fetched:
     """Lookups whose Redis answers have been fetched at once (``Cache.fetch``)."""
 
-    def __init__(self, cache: Cache, lookups: Sequence[Lookup]) -> None:
+    def __init__(self, cache: Cache, lookups: Sequence[Lookup], flown: dict[str, Entry]
+                 ) -> None:
         """The lookups begin: they take the flights of their keys that no other request has
-        (``Cache.shared`` waits for them)."""
-        self.cache, self.lookups = cache, lookups
+        (``Cache.shared`` waits for them) and that were not answered by another's
+        (``flown``)."""
+        self.cache, self.lookups, self.flown = cache, lookups, flown
         flights = cache._flights
         loop = asyncio.get_running_loop()
         self.mine: dict[str, asyncio.Future[Entry]] = {}
         for look in lookups:
-            if look.shared not in flights:
+            if look.shared not in flights and look.shared not in flown:
                 self.mine[look.shared] = flights[look.shared] = loop.create_future()
-        self.found: dict[str, Entry | None] = {}  # Redis's answers, by key, until reached
+        #: the answers found (in Redis, or by another request: ``flown``), by key, until reached
+        self.found: dict[str, Entry | None] = {}
         self.unread_bytes = self.unread_count = 0  # of those found and not yet reached
         self.writes: list[tuple[str, Entry]] = []  # the answers computed, to store
 
-    def read(self, found: dict[str, Entry | None]) -> None:
-        """What Redis had for each key (None: nothing)."""
-        self.found = found
-        self.unread_count = sum(entry is not None for entry in found.values())
-        self.unread_bytes = sum(len(entry.body) for entry in found.values() if entry is not None)
+    def read(self, found: dict[str, Entry | None], flown: dict[str, Entry]) -> None:
+        """What Redis had for each key (None: nothing), and the answers of other requests."""
+        self.found = {**found, **flown}
+        entries = [entry for entry in self.found.values() if entry is not None]
+        self.unread_count = len(entries)
+        self.unread_bytes = sum(len(entry.body) for entry in entries)
 
     def answers(self) -> Iterator[tuple[Entry, bool]]:
         """Each lookup's answer, in order, and whether it came from Redis (or from an earlier
@@ -492,7 +513,10 @@ class Fetched:
             if entry is not None:
                 self.unread_bytes -= len(entry.body)
                 self.unread_count -= 1
-                cache.found(look.op, look.local, entry)
+                if look.shared in self.flown:  # (kept in process by the request that found it)
+                    cache.metrics.cache_hits.inc(look.op, "flight")
+                else:
+                    cache.found(look.op, look.local, entry)
             else:
                 entry = look.compute()
                 if cache.store(look.op, look.local, entry):

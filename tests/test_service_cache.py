@@ -146,6 +146,62 @@ def test_a_request_that_comes_while_a_batch_looks_its_answer_up_waits_for_it() -
     assert metrics.cache_hits.value("check", "flight") == 1
 
 
+def test_a_batch_waits_for_the_answers_another_batch_is_looking_up() -> None:
+    """A group (``Cache.fetch``) whose requests another group is looking up already waits for
+    them before it takes flights of its own (so two batches never wait for each other, in
+    whatever order their requests come) and reads only the rest from Redis: the answers the
+    other reached are hits of tier ``flight``, one it never reached (it stopped) is looked up
+    and computed again; each answer computed once, only the computed ones written."""
+    from tests.servers import RedisServer
+
+    redis = RedisServer().start()
+    try:
+        settings = Settings(redis_url=redis.url, redis_ops=frozenset({"check"}), cache_size=0)
+        metrics = Metrics()
+        cache = Cache(settings, metrics)
+        computed: list[str] = []
+
+        def lookups(name: str, keys: list[int]) -> list[Lookup]:
+            def compute(n: int) -> Any:
+                def run() -> Entry:
+                    computed.append(f"{name}{n}")
+                    return Entry(200, b'{"%s":%d}' % (name.encode(), n))
+                return run
+            return [Lookup("check", f"{name}{n}", f"canasta:{n}", compute(n)) for n in keys]
+
+        async def run() -> tuple[list[tuple[Entry, bool]], list[tuple[str, Entry]]]:
+            try:
+                first = asyncio.create_task(cache.fetch(lookups("a", [1, 2])))
+                await asyncio.sleep(0)  # its flights are taken; it waits for Redis
+                second = asyncio.create_task(cache.fetch(lookups("b", [2, 1, 3])))
+                fetched = await first
+                try:
+                    next(fetched.answers())  # the first batch stops after its first operation
+                finally:
+                    fetched.close()
+                other = await second
+                try:
+                    return list(other.answers()), other.writes
+                finally:
+                    other.close()
+            finally:
+                await cache.close()
+
+        answers, writes = asyncio.run(run())
+        mgets = redis.command("INFO", "commandstats").decode()
+        stats = redis.command("INFO", "stats").decode()
+    finally:
+        redis.stop()
+    assert answers == [(Entry(200, b'{"b":2}'), False), (Entry(200, b'{"a":1}'), True),
+                       (Entry(200, b'{"b":3}'), False)]
+    assert computed == ["a1", "b2", "b3"]
+    assert writes == [("canasta:2", Entry(200, b'{"b":2}')), ("canasta:3", Entry(200, b'{"b":3}'))]
+    assert metrics.cache_hits.value("check", "flight") == 1
+    assert metrics.cache_hits.value("check", "redis") == 0
+    assert "cmdstat_mget:calls=2," in mgets
+    assert "keyspace_misses:4\r" in stats  # keys 1 and 2, then 2 and 3 only
+
+
 def test_fetched_answers_in_order_and_counts_what_redis_had_until_it_is_reached() -> None:
     """``Cache.fetch`` on a real Redis holding two of four keys: the answers come in the
     lookups' order (a key twice: computed once, the second a hit), ``unread_*`` count the
