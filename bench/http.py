@@ -12,7 +12,8 @@ run by default: a JSON line per request, to a file): "local" with the default
 in-process cache, and "redis" with the in-process tier off (CACHE_SIZE=0) so every cacheable
 answer goes through Redis; with ``--tiers none``, one that caches nothing (misses only). For
 each operation it measures a cache miss (every request a new state: the scores change) and a
-cache hit (one state), with ``wrk -t1 -c32``, and two echoes of the same body (parse the JSON,
+cache hit (the same request again; in a batch, different operations, each seen before), with
+``wrk -t1 -c32``, and two echoes of the same body (parse the JSON,
 answer a small object): the baseline, a bare Starlette app on the same uvicorn with nothing of
 ours (bench/bare_echo.py), and the service's own ``POST /v1/echo``, which runs behind the
 service's middleware (the gap between the two is that middleware's cost). Ratios are
@@ -136,6 +137,14 @@ def marked(body: dict[str, Any]) -> bytes:
     """The body with the first score of each state replaced by the ``@N@`` marker."""
     text = json.dumps(body, separators=(",", ":"))
     return text.replace('"scores":[0,', '"scores":[@N@,').encode()
+
+
+def numbered(raw: bytes) -> bytes:
+    """``raw`` with its ``@N@`` markers numbered 0, 1, 2, ...: a single request's hit body, and
+    a batch's whose operations are each a state of their own, the same in every request."""
+    parts = raw.split(b"@N@")
+    return b"".join(part + (b"%d" % i if i < len(parts) - 1 else b"")
+                    for i, part in enumerate(parts))
 
 
 def what_runs(url: str) -> str:
@@ -327,7 +336,8 @@ def measure(svc: Service, bare: BareEcho, seconds: float, connections: int,
             runs["bare"].append({**base, "ratio": 1.0, "p99_ratio": 1.0})
             for case in ("echo", *cases):
                 r = (loaded(svc, "/v1/echo", fixed, seconds, False, connections) if case == "echo"
-                     else loaded(svc, path, raw, seconds, case == "miss", connections))
+                     else loaded(svc, path, raw if case == "miss" else numbered(raw), seconds,
+                                 case == "miss", connections))
                 runs[case].append({**r, "ratio": r["rps"] / base["rps"],
                                    "p99_ratio": r["p99_ms"] / base["p99_ms"]})
         rows.append({"op": "bare echo", "case": f"same body as {op}", "bytes": len(raw),

@@ -3,6 +3,7 @@ reading of closed-loop latency (issue 19). Figures are made up here; the bench m
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -113,6 +114,20 @@ def test_app_times_are_the_request_lines_median_and_p99() -> None:
     assert app_times(log) == (101.0, 199.0)
     assert app_times(log + '{"level":"info","msg":"request","ms":1') == (101.0, 199.0)
     assert app_times('{"level":"info","msg":"starting"}\n') is None
+
+
+def test_a_batch_hit_holds_different_operations_the_same_in_every_request() -> None:
+    """The hit body of a batch: each operation a state of its own (numbered markers), so a hit
+    is 64 different answers found, not one answer 64 times; a single request's is score 0."""
+    from bench import http
+
+    batch = http.marked(http.bodies(4)["batch legal-actions four players"][0])
+    hit = http.numbered(batch)
+    assert b"@N@" not in hit and hit == http.numbered(batch)
+    scores = [op["body"]["state"]["scores"] for op in json.loads(hit)["operations"]]
+    assert [s[0] for s in scores] == [0, 1, 2, 3]
+    single = http.marked(http.bodies()["legal-actions"][0])
+    assert http.numbered(single) == single.replace(b"@N@", b"0")
 
 
 def test_a_measurement_of_the_service_shows_the_apps_own_time() -> None:
