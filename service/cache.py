@@ -312,10 +312,9 @@ class Cache:
                   if look.shared in flights}
         if not others:
             return {}
-        answers = await asyncio.gather(*(asyncio.shield(flight) for flight in others.values()),
-                                       return_exceptions=True)
-        return {key: entry for key, entry in zip(others, answers, strict=True)
-                if isinstance(entry, Entry)}
+        await asyncio.wait(others.values())  # (cancelled, it leaves the flights running)
+        return {key: flight.result() for key, flight in others.items()
+                if not flight.cancelled() and flight.exception() is None}
 
     def write(self, op: str, answers: list[tuple[str, Entry]]) -> asyncio.Task[None] | None:
         """Write ``answers`` (key, entry) to Redis in the background, in one go (the task, or

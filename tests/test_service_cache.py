@@ -202,6 +202,50 @@ def test_a_batch_waits_for_the_answers_another_batch_is_looking_up() -> None:
     assert "keyspace_misses:4\r" in stats  # keys 1 and 2, then 2 and 3 only
 
 
+def test_a_batch_cancelled_while_it_waits_for_another_leaves_the_other_running() -> None:
+    """A group that waits for the requests another group is looking up (``Cache.fetch``) and
+    is cancelled meanwhile (its client went away) leaves those look-ups running: the other
+    group answers them all, and a request that comes afterwards finds no flight left."""
+    from tests.servers import RedisServer
+
+    redis = RedisServer().start()
+    try:
+        settings = Settings(redis_url=redis.url, redis_ops=frozenset({"check"}), cache_size=0)
+        cache = Cache(settings, Metrics())
+
+        def lookups(name: str) -> list[Lookup]:
+            return [Lookup("check", f"{name}{n}", f"canasta:{n}",
+                           lambda n=n: Entry(200, b'{"n":%d}' % n)) for n in (1, 2)]
+
+        async def run() -> tuple[list[tuple[Entry, bool]], bool, dict[str, Any]]:
+            try:
+                first = asyncio.create_task(cache.fetch(lookups("a")))
+                await asyncio.sleep(0)  # its flights are taken; it waits for Redis
+                second = asyncio.create_task(cache.fetch(lookups("b")))
+                await asyncio.sleep(0)  # it waits for the first's flights
+                second.cancel()
+                fetched = await first
+                try:
+                    answers = list(fetched.answers())
+                finally:
+                    fetched.close()
+                try:
+                    await second
+                except asyncio.CancelledError:
+                    cancelled = True
+                else:
+                    cancelled = False
+                return answers, cancelled, dict(cache._flights)
+            finally:
+                await cache.close()
+
+        answers, cancelled, flights = asyncio.run(run())
+    finally:
+        redis.stop()
+    assert answers == [(Entry(200, b'{"n":1}'), False), (Entry(200, b'{"n":2}'), False)]
+    assert cancelled and flights == {}
+
+
 def test_fetched_answers_in_order_and_counts_what_redis_had_until_it_is_reached() -> None:
     """``Cache.fetch`` on a real Redis holding two of four keys: the answers come in the
     lookups' order (a key twice: computed once, the second a hit), ``unread_*`` count the
