@@ -12,7 +12,9 @@ run by default: a JSON line per request, to a file): "local" with the default
 in-process cache, and "redis" with the in-process tier off (CACHE_SIZE=0) so every cacheable
 answer goes through Redis; with ``--tiers none``, one that caches nothing (misses only). For
 each operation it measures a cache miss (every request a new state: the scores change) and a
-cache hit (the same request again; in a batch, different operations, each seen before), with
+cache hit (the same request again; in a batch, different operations, each seen before), and,
+for a batch and its single operation, a varied hit (each request one of as many different
+bodies as connections, every one seen before: no two connections share a look-up), with
 ``wrk -t1 -c32``, and two echoes of the same body (parse the JSON,
 answer a small object): the baseline, a bare Starlette app on the same uvicorn with nothing of
 ours (bench/bare_echo.py), and the service's own ``POST /v1/echo``, which runs behind the
@@ -48,9 +50,13 @@ from tests.servers import RedisServer, Service, free_port  # noqa: E402
 LUA = """
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
-local f = io.open("{body}", "rb")
-local body = f:read("*a")
-f:close()
+local bodies = {{}}
+for _, name in ipairs({{{files}}}) do
+  local f = io.open(name, "rb")
+  bodies[#bodies + 1] = f:read("*a")
+  f:close()
+end
+local body = bodies[1]
 local vary = {vary}
 local marks = select(2, body:gsub("@N@", ""))
 local n = 0
@@ -65,7 +71,9 @@ request = function()
     end)
     return wrk.format(nil, nil, nil, fresh)
   end
-  return wrk.format(nil, nil, nil, body)
+  -- one body, or each request the next of several (each connection a different one)
+  n = n + 1
+  return wrk.format(nil, nil, nil, bodies[n % #bodies + 1])
 end
 """
 
@@ -147,6 +155,26 @@ def numbered(raw: bytes) -> bytes:
                     for i, part in enumerate(parts))
 
 
+def varied(raw: bytes, count: int) -> list[bytes]:
+    """``count`` bodies of ``raw``, each with its markers numbered apart from every other's
+    (and from the misses' and ``numbered``'s: negative scores): a varied hit's bodies."""
+    parts = raw.split(b"@N@")
+    marks = len(parts) - 1
+    return [b"".join(part + (b"%d" % -(1 + k * marks + i) if i < marks else b"")
+                     for i, part in enumerate(parts)) for k in range(count)]
+
+
+def seen(url: str, bodies: list[bytes]) -> None:
+    """Send each body once, so that a varied hit finds every answer cached."""
+    import urllib.request
+
+    for body in bodies:
+        request = urllib.request.Request(url, data=body,
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            answer.read()
+
+
 def what_runs(url: str) -> str:
     """The engine build and the writer of legal-action lists a service reports (``/readyz``)."""
     import urllib.request
@@ -182,12 +210,18 @@ def _client_cpus() -> None:  # wrk's, set in the child before it runs
     os.sched_setaffinity(0, PIN["client"])
 
 
-def wrk(url: str, body: bytes, seconds: float, vary: bool, connections: int) -> dict[str, Any]:
+def wrk(url: str, body: bytes | list[bytes], seconds: float, vary: bool, connections: int
+        ) -> dict[str, Any]:
+    """wrk's figures; ``body`` is sent by every request, or, a list, each request the next of
+    its bodies; ``vary``: each request's ``@N@`` markers numbered anew (misses)."""
     with tempfile.TemporaryDirectory() as tmp:
-        body_file = Path(tmp) / "body.json"
-        body_file.write_bytes(body if vary else body.replace(b"@N@", b"0"))
+        files = []
+        for i, one in enumerate(body if isinstance(body, list) else [body]):
+            files.append(Path(tmp) / f"body{i}.json")
+            files[-1].write_bytes(one if vary else one.replace(b"@N@", b"0"))
         script = Path(tmp) / "post.lua"
-        script.write_text(LUA.format(body=body_file, vary="true" if vary else "false")
+        script.write_text(LUA.format(files=", ".join(json.dumps(str(f)) for f in files),
+                                     vary="true" if vary else "false")
                           + (PACE_LUA.format(ms=PACED["pause_ms"]) if PACED else ""))
         out = subprocess.run(["wrk", "-t1", f"-c{connections}", f"-d{seconds:g}s", "--latency",
                               "-s", str(script), url], capture_output=True, text=True,
@@ -275,8 +309,8 @@ def settled(svc: Service, timeout: float = 120) -> None:
         time.sleep(0.05)
 
 
-def loaded(svc: Service | BareEcho, path: str, body: bytes, seconds: float, vary: bool,
-           connections: int) -> dict[str, Any]:
+def loaded(svc: Service | BareEcho, path: str, body: bytes | list[bytes], seconds: float,
+           vary: bool, connections: int) -> dict[str, Any]:
     """``wrk``'s figures plus the server's CPU time per request (one worker: the process) and,
     for the service, the app's own p50 and p99 (``app_p50_ms``, ``app_p99_ms``; None for the
     bare echo or without request log lines)."""
@@ -323,28 +357,41 @@ def measure(svc: Service, bare: BareEcho, seconds: float, connections: int,
     """Bare echo, the app's echo, miss and hit of each operation, in ``rounds`` alternating
     rounds (a slow spell of a shared machine then shows in one round, not in one side of the
     ratio); every ratio is over the bare echo's requests/s of its round (``p99_ratio``: over
-    its p99 latency)."""
+    its p99 latency). A batch, and the single operation of a batch measured too, also get a
+    varied hit when hits are measured: each request one of ``connections`` different bodies,
+    every one seen just before (each connection its own request, none in flight twice)."""
     rows = []
-    for op, (body, path) in bodies(batch).items():
+    every = bodies(batch)
+    for op, (body, path) in every.items():
         if ops is not None and op not in ops:
             continue
         raw = marked(body)
-        runs: dict[str, list[dict[str, Any]]] = {"bare": [], "echo": [], "miss": [], "hit": []}
+        batched = op.startswith("batch ") or (f"batch {op}" in every and (
+            ops is None or f"batch {op}" in ops))
+        op_cases = (*cases, "varied hit") if "hit" in cases and batched else cases
+        runs: dict[str, list[dict[str, Any]]] = {
+            case: [] for case in ("bare", "echo", *op_cases)}
         for _ in range(rounds):
             fixed = raw.replace(b"@N@", b"0")
             base = loaded(bare, "/echo", fixed, seconds, False, connections)
             runs["bare"].append({**base, "ratio": 1.0, "p99_ratio": 1.0})
-            for case in ("echo", *cases):
-                r = (loaded(svc, "/v1/echo", fixed, seconds, False, connections) if case == "echo"
-                     else loaded(svc, path, raw if case == "miss" else numbered(raw), seconds,
-                                 case == "miss", connections))
+            for case in ("echo", *op_cases):
+                if case == "varied hit":
+                    several = varied(raw, connections)
+                    seen(svc.url + path, several)
+                    r = loaded(svc, path, several, seconds, False, connections)
+                else:
+                    r = (loaded(svc, "/v1/echo", fixed, seconds, False, connections)
+                         if case == "echo" else
+                         loaded(svc, path, raw if case == "miss" else numbered(raw), seconds,
+                                case == "miss", connections))
                 runs[case].append({**r, "ratio": r["rps"] / base["rps"],
                                    "p99_ratio": r["p99_ms"] / base["p99_ms"]})
         rows.append({"op": "bare echo", "case": f"same body as {op}", "bytes": len(raw),
                      "items": 1, **_median_row(runs["bare"])})
         rows.append({"op": "app echo", "case": f"same body as {op}", "bytes": len(raw),
                      "items": 1, **_median_row(runs["echo"])})
-        for case in cases:
+        for case in op_cases:
             rows.append({"op": op, "case": case, "bytes": len(raw), "items": items(op, batch),
                          **_median_row(runs[case])})
     return rows

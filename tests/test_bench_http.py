@@ -130,6 +130,47 @@ def test_a_batch_hit_holds_different_operations_the_same_in_every_request() -> N
     assert http.numbered(single) == single.replace(b"@N@", b"0")
 
 
+def test_a_varied_hit_sends_different_requests_each_seen_before() -> None:
+    """A varied hit (a batch against its single operation, issue 19's bench): bodies whose
+    states all differ from each other's and from the other cases' (negative scores); wrk
+    cycles through them all (on a real server with the in-process cache: every state is a
+    miss once, then hits), and ``seen`` sends the same ones (no miss more)."""
+    import re
+    import shutil
+
+    import httpx
+
+    from bench import http
+    from tests.servers import Service
+
+    batch = http.marked(http.bodies(4)["batch legal-actions four players"][0])
+    several = http.varied(batch, 3)
+    scores = [op["body"]["state"]["scores"][0]
+              for body in several for op in json.loads(body)["operations"]]
+    assert sorted(scores) == list(range(-12, 0))
+    assert shutil.which("wrk"), "wrk (.ci/run installs it)"
+
+    def tally(metrics: str, name: str) -> float:
+        found = re.search(rf'^canasta_cache_{name}_total\{{op="legal-actions"[^}}]*\}} (\S+)$',
+                          metrics, re.M)
+        assert found, metrics
+        return float(found.group(1))
+
+    svc = Service({"LOG_LEVEL": "warning"}).start()
+    try:
+        r = http.loaded(svc, "/v1/batch", several, 1, False, 2)
+        after_wrk = httpx.get(svc.url + "/metrics").text
+        http.seen(svc.url + "/v1/batch", several)
+        after_seen = httpx.get(svc.url + "/metrics").text
+    finally:
+        svc.stop()
+    assert r["requests"] > 10 and r["non_2xx"] == 0
+    assert tally(after_wrk, "misses") == 12  # the three bodies' four states, once each
+    assert tally(after_wrk, "hits") >= 4 * r["requests"] - 12
+    assert tally(after_seen, "misses") == 12
+    assert tally(after_seen, "hits") == tally(after_wrk, "hits") + 12
+
+
 def test_a_measurement_of_the_service_shows_the_apps_own_time() -> None:
     """On a real server (LOG_LEVEL=info) under wrk: the app's own p50 and p99 come from the
     lines logged during that measurement, and no request spends longer in the app than the
