@@ -161,15 +161,22 @@ class Answering:
             return False
         return True
 
+    def refusal(self, lang: str) -> handlers.Answer | None:
+        """The problem that refuses the batch whole (its answers passed the cap), or None:
+        ``results`` are its answers."""
+        if self.over is None:
+            assert not self.doomed  # (its answers always pass the cap)
+            return None
+        assert not self.results  # (dropped as it stopped)
+        return handlers.answer_too_large(lang, self.cap, f"/operations/{self.over}")
+
     def end(self, lang: str) -> tuple[int, bytes, list[str]] | None:
         """The batch's status, answer and tags; None when its client went away."""
         if self.abandoned:
             return None
-        if self.over is not None:
-            status, problem = handlers.answer_too_large(lang, self.cap,
-                                                        f"/operations/{self.over}")
-            return status, render(problem), []
-        assert not self.doomed  # (its answers always pass the cap)
+        refused = self.refusal(lang)
+        if refused is not None:
+            return refused[0], render(refused[1]), []
         return 200, handlers.batch_answer(self.results), self.tags
 
 
@@ -296,9 +303,20 @@ class Service:
         that go to Redis are looked up there together (``Cache.fetch``: one read, one write).
         None when ``gone()`` says the client went away (asked after each operation): the rest
         is not computed."""
+        answering = await self.batch_answers(body, lang, gone)
+        if isinstance(answering, tuple):
+            return answering[0], render(answering[1]), []
+        return answering.end(lang)
+
+    async def batch_answers(self, body: bytes, lang: str,
+                            gone: Callable[[], bool] | None = None
+                            ) -> Answering | handlers.Answer:
+        """A batch's operations answered (``batch``), as they came (``Answering``: its
+        rendered answers, or why it stopped), or the problem that refuses the batch before
+        any operation (a malformed body, too many operations)."""
         operations = handlers.batch_operations(body, lang, self.settings.max_batch)
         if isinstance(operations, tuple):
-            return operations[0], render(operations[1]), []
+            return operations
         answering = Answering(self.settings.max_bulk_answer_bytes, gone)
         group: list[Lookup] = []  # consecutive operations to look up in Redis
         for op, raw in operations:
@@ -323,7 +341,7 @@ class Service:
         else:
             if group:
                 await self.look_up(group, answering)
-        return answering.end(lang)
+        return answering
 
     async def look_up(self, group: list[Lookup], answering: Answering) -> bool:
         """A group of a batch's operations looked up in Redis at once and answered in order,

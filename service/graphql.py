@@ -660,14 +660,16 @@ class Query:
             return _problem(handlers.too_deep(lang)[1])
         if not _bulk_slot(info):
             return _overloaded(lang)
-        answered = await svc.batch(raw, lang)
-        assert answered is not None  # (None only when asked to stop: ``gone``)
-        status, content, _ = answered
-        d: Data = orjson.loads(content)
-        if status != 200:
-            return _problem(d)
-        return Batch(results=[BatchAnswer(status=r["status"], body=r["body"])
-                              for r in d["results"]])
+        answering = await svc.batch_answers(raw, lang)
+        refused = answering if isinstance(answering, tuple) else answering.refusal(lang)
+        if refused is not None:
+            return _problem(refused[1])
+        assert not isinstance(answering, tuple)
+        # each body as the REST answer's text, written as it is (orjson): a batch's answer is
+        # held as its bytes (at most MAX_BULK_ANSWER_BYTES), not read into objects (~20 times
+        # its size)
+        return Batch(results=[BatchAnswer(status=status, body=cast(JSON, orjson.Fragment(body)))
+                              for status, body in answering.results])
 
 
     @strawberry.field(description="A game so far from its rounds (tallies or final states): "

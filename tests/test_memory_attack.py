@@ -21,7 +21,7 @@ import orjson
 from canasta_referee.service.budget import MIB, budget
 from canasta_referee.service.settings import Settings
 
-from .hostile import KINDS, rss_kib
+from .hostile import KINDS, full_hand_state, rss_kib
 from .servers import Service
 
 #: the attack: kind and number of requests (220 in all)
@@ -116,3 +116,59 @@ def test_a_worker_stays_within_its_memory_budget_under_attack() -> None:
           f"{memory['VmRSS'] / 1024:.0f} MiB; budget {allowed.total / MIB:.0f} MiB "
           f"({', '.join(f'{k} {v / MIB:.0f}' for k, v in allowed._asdict().items())})")
     assert peak <= allowed.total, (peak / MIB, allowed)
+
+
+def test_graphql_batches_hold_their_answers_as_text() -> None:
+    """GraphQL's ``batch`` keeps each operation's answer as the REST answer's text and writes it
+    as it is: four batches at once (two queries of two fields), each of 34 legal-actions
+    answers of 60 KB (2 MB, just under MAX_BULK_ANSWER_BYTES), grow a real worker by no more
+    than the budget's audits and batches and one computation (measured: 9 MiB of 56). Read into
+    objects, as before, the four grew it by 63 MiB."""
+    env = {"CACHE_SIZE": "0", "MAX_BULK_IN_FLIGHT": "4", "LOG_LEVEL": "warning"}
+    allowed = budget(Settings.from_env(env), in_flight=3)
+    fields = " ".join(
+        f"{name}: batch(operations: [{', '.join(['{op: LEGAL_ACTIONS, body: $b}'] * 34)}]) "
+        "{ ... on Batch { results { status body } } ... on Problem { code } }"
+        for name in ("a", "b"))
+    body = orjson.dumps({"query": f"query($b: JSON!) {{ {fields} }}",
+                         "variables": {"b": {"state": full_hand_state()}}})
+    svc = Service(env).start()
+    assert svc.proc is not None
+    pid = svc.proc.pid
+    answers: list[Any] = []
+    failures: list[BaseException] = []
+
+    def client() -> None:
+        try:
+            with httpx.Client(base_url=svc.url, timeout=120) as c:
+                r = c.post("/graphql", content=body,
+                           headers={"content-type": "application/json"})
+                answers.append((len(r.content), orjson.loads(r.content)))
+        except BaseException as exc:  # reported by the test below
+            failures.append(exc)
+
+    try:
+        small = orjson.dumps({"query": "{ batch(operations: []) { __typename } }"})
+        httpx.post(svc.url + "/graphql", content=small,
+                   headers={"content-type": "application/json"}, timeout=30)
+        idle = rss_kib(pid)["VmRSS"]
+        threads = [threading.Thread(target=client) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=300)  # a bound on the test's time, not a speed assertion
+        peak = rss_kib(pid)["VmHWM"]
+    finally:
+        svc.stop()
+    assert not failures, failures
+    assert len(answers) == 2
+    for size, answer in answers:
+        assert size > 4_000_000
+        for name in ("a", "b"):
+            results = answer["data"][name]["results"]
+            assert len(results) == 34
+            assert all(r["status"] == 200 and len(r["body"]["actions"]) == 771 for r in results)
+    grown = (peak - idle) * 1024
+    print(f"RSS {idle / 1024:.0f} MiB before, peak {peak / 1024:.0f} MiB; allowed to grow by "
+          f"{(allowed.bulk + allowed.compute) / MIB:.0f} MiB")
+    assert grown <= allowed.bulk + allowed.compute, grown / MIB
