@@ -147,21 +147,20 @@ def marked(body: dict[str, Any]) -> bytes:
     return text.replace('"scores":[0,', '"scores":[@N@,').encode()
 
 
-def numbered(raw: bytes) -> bytes:
-    """``raw`` with its ``@N@`` markers numbered 0, 1, 2, ...: a single request's hit body, and
-    a batch's whose operations are each a state of their own, the same in every request."""
+def numbered(raw: bytes, first: int = 0, step: int = 1) -> bytes:
+    """``raw`` with its ``@N@`` markers numbered ``first``, ``first + step``, ... (by default 0,
+    1, 2, ...: a single request's hit body, and a batch's whose operations are each a state of
+    their own, the same in every request)."""
     parts = raw.split(b"@N@")
-    return b"".join(part + (b"%d" % i if i < len(parts) - 1 else b"")
+    return b"".join(part + (b"%d" % (first + i * step) if i < len(parts) - 1 else b"")
                     for i, part in enumerate(parts))
 
 
 def varied(raw: bytes, count: int) -> list[bytes]:
     """``count`` bodies of ``raw``, each with its markers numbered apart from every other's
     (and from the misses' and ``numbered``'s: negative scores): a varied hit's bodies."""
-    parts = raw.split(b"@N@")
-    marks = len(parts) - 1
-    return [b"".join(part + (b"%d" % -(1 + k * marks + i) if i < marks else b"")
-                     for i, part in enumerate(parts)) for k in range(count)]
+    marks = raw.count(b"@N@")
+    return [numbered(raw, -(1 + k * marks), -1) for k in range(count)]
 
 
 def seen(url: str, bodies: list[bytes]) -> None:
@@ -371,20 +370,19 @@ def measure(svc: Service, bare: BareEcho, seconds: float, connections: int,
         op_cases = (*cases, "varied hit") if "hit" in cases and batched else cases
         runs: dict[str, list[dict[str, Any]]] = {
             case: [] for case in ("bare", "echo", *op_cases)}
+        fixed = raw.replace(b"@N@", b"0")
+        sent: dict[str, bytes | list[bytes]] = {"echo": fixed, "miss": raw, "hit": numbered(raw)}
+        if "varied hit" in op_cases:
+            sent["varied hit"] = varied(raw, connections)
         for _ in range(rounds):
-            fixed = raw.replace(b"@N@", b"0")
             base = loaded(bare, "/echo", fixed, seconds, False, connections)
             runs["bare"].append({**base, "ratio": 1.0, "p99_ratio": 1.0})
             for case in ("echo", *op_cases):
-                if case == "varied hit":
-                    several = varied(raw, connections)
-                    seen(svc.url + path, several)
-                    r = loaded(svc, path, several, seconds, False, connections)
-                else:
-                    r = (loaded(svc, "/v1/echo", fixed, seconds, False, connections)
-                         if case == "echo" else
-                         loaded(svc, path, raw if case == "miss" else numbered(raw), seconds,
-                                case == "miss", connections))
+                body_sent = sent[case]
+                if isinstance(body_sent, list):  # each seen just before (the in-process tier
+                    seen(svc.url + path, body_sent)  # may have dropped them since)
+                r = loaded(svc, "/v1/echo" if case == "echo" else path, body_sent, seconds,
+                           case == "miss", connections)
                 runs[case].append({**r, "ratio": r["rps"] / base["rps"],
                                    "p99_ratio": r["p99_ms"] / base["p99_ms"]})
         rows.append({"op": "bare echo", "case": f"same body as {op}", "bytes": len(raw),

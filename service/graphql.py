@@ -661,10 +661,11 @@ class Query:
         if not _bulk_slot(info):
             return _overloaded(lang)
         answering = await svc.batch_answers(raw, lang)
-        refused = answering if isinstance(answering, tuple) else answering.refusal(lang)
+        if isinstance(answering, tuple):
+            return _problem(answering[1])
+        refused = answering.refusal(lang)
         if refused is not None:
             return _problem(refused[1])
-        assert not isinstance(answering, tuple)
         # each body as the REST answer's text, written as it is (orjson): a batch's answer is
         # held as its bytes (at most MAX_BULK_ANSWER_BYTES), not read into objects (~20 times
         # its size)
