@@ -13,11 +13,13 @@
    else (a missing non-null field, another kind of value, an escape, a number with a fraction,
    a duplicate that cannot be told apart, text that is not JSON) raises ValueError, and the fast
    path leaves the request to strawberry. The input is request-independent text the service
-   wrote, but it is scanned as if hostile: every read is bounds-checked, nesting is limited, and
-   tests/test_project.py runs hostile texts under valgrind's memcheck. */
+   wrote, but it is scanned as if hostile: every read is bounds-checked (or stops at the NUL
+   that ends every bytes object), nesting is limited, and tests/test_project.py runs hostile
+   texts under valgrind's memcheck. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 #include <string.h>
 
 /* a field's kind (the low bits), and its flags */
@@ -43,7 +45,10 @@ typedef struct Field {
     const char *at, *end; /* the value's text in the current object; NULL: not there */
 } Field;
 
+/* the answer, written straight into the bytes object returned (resized as it grows, and to
+   its size at the end) */
 typedef struct {
+    PyObject *bytes;
     char *data;
     Py_ssize_t size, cap;
 } Out;
@@ -65,12 +70,9 @@ static int reserve(Out *o, Py_ssize_t n) {
         }
         cap *= 2;
     }
-    char *grown = PyMem_Realloc(o->data, (size_t)cap);
-    if (!grown) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    o->data = grown;
+    if (_PyBytes_Resize(&o->bytes, cap) < 0)
+        return -1; /* o->bytes is NULL */
+    o->data = PyBytes_AS_STRING(o->bytes);
     o->cap = cap;
     return 0;
 }
@@ -90,16 +92,18 @@ static inline int put_byte(Out *o, char c) {
     return 0;
 }
 
+/* The text is a bytes object's: the byte at `end` is its terminating NUL, which stops every
+   scan below without a bounds check of its own (NUL is neither white space nor in a string) */
 static inline const char *skip_ws(const char *p, const char *end) {
+    (void)end;
     /* one comparison for the usual byte: none of the four is above ' ' */
-    while (p < end && (unsigned char)*p <= ' ' &&
-           (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+    while ((unsigned char)*p <= ' ' && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
         p++;
     return p;
 }
 
 static inline int is_word(const char *p, const char *end, const char *word, Py_ssize_t n) {
-    if (end - p < n)
+    if (*p != word[0] || end - p < n) /* p <= end: at worst the NUL, never a word's first */
         return 0;
     for (Py_ssize_t i = 0; i < n; i++)
         if (p[i] != word[i])
@@ -124,7 +128,7 @@ static const unsigned char PLAIN[256] = {
    reads, keys and values alike (orjson writes these as they are; an escape, DEL or a byte past
    ASCII would need decoding and checking as orjson does: left to the slower path) */
 static inline const char *skip_string(const char *p, const char *end) {
-    for (p++; p < end && PLAIN[(unsigned char)*p]; p++)
+    for (p++; PLAIN[(unsigned char)*p]; p++) /* stops at the NUL at `end` at the latest */
         ;
     return p < end && *p == '"' ? p + 1 : NULL;
 }
@@ -215,14 +219,43 @@ static const char *skip_value(const char *p, const char *end, int depth) {
     }
 }
 
-/* copy n bytes to `to`: a loop for the short pieces (card codes, keys) instead of a call */
+static inline uint32_t load4(const char *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static inline uint64_t load8(const char *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static inline void store4(char *p, uint32_t v) {
+    memcpy(p, &v, 4);
+}
+
+static inline void store8(char *p, uint64_t v) {
+    memcpy(p, &v, 8);
+}
+
+/* copy n bytes to `to`: the short pieces (card codes, keys) as two overlapping words instead
+   of a call */
 static inline char *copy(char *to, const char *from, Py_ssize_t n) {
-    if (n <= 16) {
+    if (n >= 8 && n <= 16) {
+        uint64_t head = load8(from), tail = load8(from + n - 8);
+        store8(to, head);
+        store8(to + n - 8, tail);
+    } else if (n >= 4 && n < 8) {
+        uint32_t head = load4(from), tail = load4(from + n - 4);
+        store4(to, head);
+        store4(to + n - 4, tail);
+    } else if (n < 4) {
         for (Py_ssize_t i = 0; i < n; i++)
             to[i] = from[i];
-        return to + n;
+    } else {
+        memcpy(to, from, (size_t)n);
     }
-    memcpy(to, from, (size_t)n);
     return to + n;
 }
 
@@ -325,6 +358,30 @@ static inline int same_key(const Field *f, const char *key, Py_ssize_t key_len) 
     return 1;
 }
 
+/* The key an object of the list had at one position, as the text `"key":` (its quotes and
+   colon, no white space between), and the field reading it (NULL: none): the objects of one
+   list mostly repeat their keys in the same order, so the next object's key at that position
+   is first compared with it as a whole, a few word compares instead of reading the string and
+   looking it up. Equal text is the same key, read the same way. */
+typedef struct {
+    const char *text; /* in the text being read; NULL: no hint */
+    Py_ssize_t len;
+    Field *match;
+} Hint;
+#define MAX_HINTS 16
+
+/* the n bytes at p (before `end`) are those at t: for 4 to 16 bytes, two overlapping word
+   compares */
+static inline int same_text(const char *p, const char *end, const char *t, Py_ssize_t n) {
+    if (end - p < n)
+        return 0;
+    if (n >= 4 && n <= 8)
+        return load4(p) == load4(t) && load4(p + n - 4) == load4(t + n - 4);
+    if (n > 8 && n <= 16)
+        return load8(p) == load8(t) && load8(p + n - 8) == load8(t + n - 8);
+    return memcmp(p, t, (size_t)n) == 0;
+}
+
 /* What one call reads: the fields, the first field of each source key (`keys`; the others
    follow it by `same`), and the scratch room for lists written again without white space
    (allocated when first needed: as long as the text, which no object's lists outgrow). */
@@ -332,8 +389,12 @@ typedef struct {
     Field fields[MAX_FIELDS];
     Field *keys[MAX_FIELDS];
     Py_ssize_t n, n_keys;
+    /* an object's bytes with every field that reads a key null, and the fields that may not
+       be (non-null, not constant) */
+    Py_ssize_t base_need, required;
     char *scratch;
     Py_ssize_t scratch_size;
+    Hint hints[MAX_HINTS];
 } Spec;
 
 /* read the object at p ('{') and write its selected values to o in the selection's order;
@@ -344,24 +405,38 @@ static const char *put_object(Out *o, Spec *s, const char *p, const char *end) {
     Py_ssize_t n = s->n;
     for (Py_ssize_t i = 0; i < n; i++)
         fields[i].at = NULL;
+    /* the object's bytes, exactly (aliases write one value more than once), and the non-null
+       fields found, counted as the values are read */
+    Py_ssize_t need = s->base_need, found = 0;
     char *to = s->scratch;
     p = skip_ws(p + 1, end);
     if (p < end && *p == '}') {
         p++;
     } else {
-        for (int next = 0; next == 0;) {
-            const char *key = p, *key_end;
-            if (!(p = read_key(p, end, &key_end))) {
-                fail("not JSON, or a key that is not plain ASCII");
-                return NULL;
-            }
-            key++; /* past its '"' */
-            Py_ssize_t key_len = key_end - key;
+        for (int next = 0, at_key = 0; next == 0; at_key++) {
+            Hint *hint = at_key < MAX_HINTS ? &s->hints[at_key] : NULL;
             Field *match = NULL;
-            for (Py_ssize_t k = 0; k < s->n_keys; k++) {
-                if (same_key(s->keys[k], key, key_len)) {
-                    match = s->keys[k];
-                    break;
+            if (hint && hint->text && same_text(p, end, hint->text, hint->len)) {
+                match = hint->match;
+                p = skip_ws(p + hint->len, end);
+            } else {
+                const char *key = p, *key_end;
+                if (!(p = read_key(p, end, &key_end))) {
+                    fail("not JSON, or a key that is not plain ASCII");
+                    return NULL;
+                }
+                key++; /* past its '"' */
+                Py_ssize_t key_len = key_end - key;
+                for (Py_ssize_t k = 0; k < s->n_keys; k++) {
+                    if (same_key(s->keys[k], key, key_len)) {
+                        match = s->keys[k];
+                        break;
+                    }
+                }
+                if (hint) { /* `"key":` as one text, or no hint where white space parts them */
+                    hint->text = key_end[1] == ':' ? key - 1 : NULL;
+                    hint->len = key_len + 3;
+                    hint->match = match;
                 }
             }
             if (match == NULL) {
@@ -389,6 +464,12 @@ static const char *put_object(Out *o, Spec *s, const char *p, const char *end) {
                 /* the last of equal keys counts, as in a dict; every field reading it (an
                    alias more) takes it */
                 for (Field *f = match; f != NULL; f = f->same) {
+                    if (f->at == NULL) {
+                        need += (stop - at) - 4; /* instead of its null */
+                        found += !(f->kind & K_NULLABLE);
+                    } else {
+                        need += (stop - at) - (f->end - f->at);
+                    }
                     f->at = at;
                     f->end = stop;
                 }
@@ -399,16 +480,9 @@ static const char *put_object(Out *o, Spec *s, const char *p, const char *end) {
             }
         }
     }
-    Py_ssize_t need = 2; /* the object's bytes, exactly: aliases write one value more than once */
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Field *f = &fields[i];
-        if (f->kind != K_CONST && f->at == NULL && !(f->kind & K_NULLABLE)) {
-            fail("a non-null field is missing");
-            return NULL;
-        }
-        need += f->prefix_len + (f->kind == K_CONST ? f->name_len
-                                 : f->at != NULL   ? f->end - f->at
-                                                   : 4);
+    if (found < s->required) {
+        fail("a non-null field is missing");
+        return NULL;
     }
     if (reserve(o, need) < 0)
         return NULL;
@@ -455,8 +529,10 @@ static int read_fields(PyObject *spec, Spec *s) {
         f->name_len = PyBytes_GET_SIZE(name);
         f->kind = (int)kind;
         f->same = NULL;
+        s->base_need += f->prefix_len + (f->kind == K_CONST ? f->name_len : 4);
         if (f->kind == K_CONST)
             continue;
+        s->required += !(f->kind & K_NULLABLE);
         Field *first = NULL;
         for (Py_ssize_t k = 0; k < s->n_keys && first == NULL; k++)
             if (same_key(s->keys[k], f->name, f->name_len))
@@ -483,26 +559,28 @@ PyDoc_STRVAR(project_doc,
 "ValueError where the text is not such a list or a value not one written as it is.");
 
 static PyObject *project(PyObject *self, PyObject *args) {
-    Py_buffer text;
-    PyObject *spec;
+    PyObject *text, *spec;
     int shape;
-    if (!PyArg_ParseTuple(args, "y*O!i:project", &text, &PyTuple_Type, &spec, &shape))
+    if (!PyArg_ParseTuple(args, "SO!i:project", &text, &PyTuple_Type, &spec, &shape))
         return NULL;
+    Py_ssize_t text_len = PyBytes_GET_SIZE(text);
     Spec s;
     s.n = s.n_keys = 0;
+    s.base_need = 2; /* its braces */
+    s.required = 0;
+    for (int i = 0; i < MAX_HINTS; i++)
+        s.hints[i].text = NULL;
     s.scratch = NULL;
-    s.scratch_size = text.len + 1;
-    Out o = {NULL, 0, 0};
+    s.scratch_size = text_len + 1;
+    Out o = {NULL, NULL, 0, 0};
     PyObject *result = NULL;
     if (read_fields(spec, &s) < 0)
         goto done;
-    o.cap = text.len + text.len / 2 + 64; /* a null more for each missing field: room to spare */
-    o.data = PyMem_Malloc((size_t)o.cap);
-    if (!o.data) {
-        PyErr_NoMemory();
+    o.cap = text_len + text_len / 2 + 64; /* a null more for each missing field: room to spare */
+    if (!(o.bytes = PyBytes_FromStringAndSize(NULL, o.cap)))
         goto done;
-    }
-    const char *p = text.buf, *end = p + text.len;
+    o.data = PyBytes_AS_STRING(o.bytes);
+    const char *p = PyBytes_AS_STRING(text), *end = p + text_len; /* *end: NUL */
     p = skip_ws(p, end);
     if (is_word(p, end, "null", 4)) {
         if (!(shape & S_NULLABLE)) {
@@ -554,11 +632,13 @@ static PyObject *project(PyObject *self, PyObject *args) {
         fail("text after the list");
         goto done;
     }
-    result = PyBytes_FromStringAndSize(o.data, o.size);
+    if (_PyBytes_Resize(&o.bytes, o.size) == 0) {
+        result = o.bytes;
+        o.bytes = NULL;
+    }
 done:
     PyMem_Free(s.scratch);
-    PyMem_Free(o.data);
-    PyBuffer_Release(&text);
+    Py_XDECREF(o.bytes);
     return result;
 }
 

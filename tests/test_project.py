@@ -335,6 +335,43 @@ _KIND_OF = {"type": STRING, "cards": STRING | KIND_LIST | KIND_NULLABLE,
             "seat": INT | KIND_NULLABLE, "allow": BOOLEAN | KIND_NULLABLE}
 
 
+# keys of every length the projector compares in a different way (its hints: the text
+# `"key":` of 3, 4 to 8, 9 to 16 and more bytes), some alike but for one byte
+_KEYS = ("", "a", "type", "typo", "card", "cards", "abcdefgh", "abcdefgi", "abcdefghijklm",
+         "abcdefghijklx", "a_rather_long_key_name", "a_rather_long_key_namf")
+#: between key and value, and between two members: none, or white space
+_GAPS = ((":", ","), (": ", ", "), (" :", " ,"), (":\n ", ",\n "))
+
+
+def _object(members: list[tuple[str, str]], gaps: int) -> str:
+    colon, comma = _GAPS[gaps]
+    return "{" + comma.join(f"{json.dumps(k)}{colon}{json.dumps(v)}" for k, v in members) + "}"
+
+
+@settings(max_examples=40 if UNDER_MEMCHECK else 400, suppress_health_check=[HealthCheck.too_slow])
+@given(objects=st.lists(st.tuples(st.lists(st.tuples(st.sampled_from(_KEYS), _code), max_size=5),
+                                  st.integers(0, len(_GAPS) - 1)), min_size=1, max_size=6),
+       names=st.lists(st.sampled_from(_KEYS), min_size=1, max_size=5))
+@example(objects=[([("type", "a"), ("card", "b")], 0), ([("typo", "c"), ("cards", "d")], 0),
+                  ([("type", "e"), ("card", "f")], 1)], names=["type", "card"])
+def test_keys_in_any_order_length_and_spacing_are_read_as_the_reference_reads_them(
+        project: Project, objects: list[tuple[list[tuple[str, str]], int]],
+        names: list[str]) -> None:
+    """The objects of a list need not repeat their keys in the same order, spelling or
+    spacing (the projector first compares each key with the previous object's at the same
+    place): every such list of plain strings is projected, and as the reference does."""
+    text = ("[" + ",".join(_object(members, gaps) for members, gaps in objects) + "]").encode()
+    fields = spec([(f"f{i}", name, STRING | KIND_NULLABLE) for i, name in enumerate(names)])
+    assert agrees(project, text, fields, 0), text
+
+
+def test_the_text_must_be_bytes(project: Project) -> None:
+    """Read up to the NUL a bytes object ends with: other buffers are refused."""
+    for text in (bytearray(b"[]"), memoryview(b"[]"), "[]"):
+        with pytest.raises(TypeError):
+            project(text, HOT, 0)  # type: ignore[arg-type]
+
+
 def _spaced(text: bytes, how: int) -> bytes:
     """The same JSON with white space: none, Python's separators, or indented."""
     if how == 0:
