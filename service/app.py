@@ -240,18 +240,20 @@ class Service:
             return (op, lang, hashlib.sha256(body).digest())
         return (op, lang, body)
 
-    async def answer(self, op: str, body: bytes, lang: str) -> tuple[int, bytes, str | None]:
+    async def answer(self, op: str, body: bytes, lang: str, data: dict[str, Any] | None = None
+                     ) -> tuple[int, bytes, str | None]:
         """Status, rendered answer and ``hit``/``miss``; ``bypass`` for every answer of a
         cacheable operation while caching is off for it (not in ``CACHE_OPS``, or no tier:
         ``CACHE_SIZE=0`` or ``CACHE_MAX_BYTES=0``, and no Redis for it); None for answers not
-        cached otherwise."""
-        answer = self.prepare(op, body, lang)
+        cached otherwise. ``data``: the body already read (``handlers.request_data``'s)."""
+        answer = self.prepare(op, body, lang, data)
         if isinstance(answer, Lookup):
             entry, hit = await self.cache.shared(*answer)
             return entry.status, entry.body, "hit" if hit else "miss"
         return answer
 
-    def prepare(self, op: str, body: bytes, lang: str) -> tuple[int, bytes, str | None] | Lookup:
+    def prepare(self, op: str, body: bytes, lang: str, data: dict[str, Any] | None = None
+                ) -> tuple[int, bytes, str | None] | Lookup:
         """``answer``'s answer where it needs no Redis, else the look-up to make there."""
         redis, cacheable, uncached = self.mode(op)
         key: Hashable = None
@@ -262,9 +264,11 @@ class Service:
                 self.metrics.cache_hits.inc(op, "local")
                 return seen.status, seen.body, "hit"
         limits = self.limits
-        data = handlers.request_data(op, body, lang, limits)
-        if isinstance(data, tuple):
-            return data[0], render(data[1]), uncached
+        if data is None:
+            read = handlers.request_data(op, body, lang, limits)
+            if isinstance(read, tuple):
+                return read[0], render(read[1]), uncached
+            data = read
         if len(data.get("actions", ())) > self.settings.max_actions:
             status, problem = handlers.too_many_actions(lang, self.settings.max_actions)
             return status, render(problem), uncached

@@ -20,6 +20,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, cast
 
+import msgspec
 import orjson
 import strawberry
 from cross_web import HTTPException
@@ -33,7 +34,7 @@ from strawberry.http import GraphQLRequestData
 from strawberry.scalars import JSON
 from strawberry.types import ExecutionResult
 
-from canasta_referee.schema import text
+from canasta_referee.schema import canonical, text
 
 from . import graphql_cost, graphql_fast
 from .cache import Entry
@@ -545,8 +546,14 @@ def _split(content: bytes) -> tuple[Data, bytes] | None:
     return head, content[at + len(_ACTIONS_KEY):-1]
 
 
-async def _legal_actions(context: dict[str, Any], state: JSON) -> LegalActions | Problem:
-    status, content = await _rendered(context, "legal-actions", {"state": state})
+async def _legal_actions(context: dict[str, Any], state: JSON | graphql_cost.ReadState
+                         ) -> LegalActions | Problem:
+    if isinstance(state, graphql_cost.ReadState):  # the fast path read it (``_read_body``)
+        svc: Service = context["svc"]
+        status, content, _ = await svc.answer("legal-actions", state.body, context["lang"],
+                                              state.data)
+    else:
+        status, content = await _rendered(context, "legal-actions", {"state": state})
     if status != 200:
         return _problem(orjson.loads(content))
     split = _split(content)
@@ -835,6 +842,79 @@ PROJECT = text.project
 FAST_VARIABLE_TYPES = frozenset({"JSON"})
 
 
+class _Variables(msgspec.Struct):
+    """What ``_read_body`` reads of a GraphQL body first: its variables' JSON texts."""
+
+    variables: dict[str, msgspec.Raw] | None = None
+
+
+_VARIABLES = msgspec.json.Decoder(_Variables)
+#: the shortest variable text ``_read_body`` reads apart (a state is longer; a short one costs
+#: little either way)
+READ_APART = 256
+
+
+def _place(raw: bytes, text: bytes) -> int:
+    """Where ``text`` stands in ``raw`` when it stands there once, else -1 (more than once, or
+    its first bytes stand in more than 8 places). The first bytes are searched for and the
+    rest compared where they are: a search for a whole state's text costs several times more."""
+    head, place = text[:64], -1
+    at = raw.find(head)
+    for _ in range(8):
+        if at < 0:
+            return place
+        if raw.startswith(text, at):
+            if place >= 0:
+                return -1
+            place = at
+        at = raw.find(head, at + 1)
+    return -1
+
+
+def _read_body(raw: bytes) -> Any:
+    """``orjson.loads(raw)``, raising as it does, except that each variable whose value is a
+    state in canonical form (ASCII, taken by ``canonical.engine_request`` as a legal-actions
+    request) is a ``graphql_cost.ReadState``: read once, into the engine's data, instead of
+    into dicts that ``_rendered`` writes again as the REST body (about 120k instructions for a
+    six-player state; docs/performance.md). Such a reader takes less than orjson does (no other
+    fields, plain integers, a few levels deep) and reads what it takes as orjson would, so the
+    answer is the same. The rest of the body is read by orjson with each such text replaced by
+    null: found once, and only once, in the body (else the whole is read as before), so orjson
+    still refuses what it refused, and takes the last of equal keys as msgspec does."""
+    try:
+        variables = _VARIABLES.decode(raw).variables
+    except msgspec.DecodeError:  # not an object, variables not one: orjson says what it is
+        variables = None
+    read: dict[str, graphql_cost.ReadState] = {}
+    spans: list[tuple[int, int]] = []
+    for name, value in (variables or {}).items():
+        text = bytes(value)
+        if len(text) < READ_APART or text[:1] != b"{" or not text.isascii():
+            continue
+        at = _place(raw, text)
+        if at < 0:  # the same text twice: which one is the value's?
+            return orjson.loads(raw)
+        body = b'{"state":' + text + b"}"
+        data = canonical.engine_request("legal-actions", body)
+        if data is not None:
+            read[name] = graphql_cost.ReadState.of(body, data)
+            spans.append((at, at + len(text)))
+    if not read:
+        return orjson.loads(raw)
+    pieces: list[bytes] = []
+    last = 0
+    for start, end in sorted(spans):
+        pieces += (raw[last:start], b"null")
+        last = end
+    pieces.append(raw[last:])
+    body = orjson.loads(b"".join(pieces))
+    held = body.get("variables") if isinstance(body, dict) else None
+    if not isinstance(held, dict) or any(held.get(name, 0) is not None for name in read):
+        return orjson.loads(raw)  # not the texts msgspec read: read the whole as before
+    held.update(read)
+    return body
+
+
 async def _fast_root(context: dict[str, Any], name: str, args: dict[str, Any]) -> object:
     """A root field of ``FAST_ROOTS``, as its resolver answers it."""
     if name == "legalActions":
@@ -1023,7 +1103,7 @@ class _View(GraphQL[dict[str, Any], None]):
 
     async def _planned(self, raw: bytes, lang: str) -> bytes | None:
         try:
-            body = orjson.loads(raw)
+            body = _read_body(raw)
         except orjson.JSONDecodeError:
             return None
         if not isinstance(body, dict):  # a batch: strawberry refuses it

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from graphql import (
     DocumentNode,
@@ -170,8 +170,29 @@ class _Walk:
         return shape
 
 
+class ReadState(NamedTuple):
+    """A JSON variable's state, read already as the REST request ``{"state": ...}`` (``body``)
+    into the data the engine reads (``data``, ``handlers.request_data``'s), and the cards in
+    the hand of the seat to move (``hand``, as ``_hand`` counts them in the JSON)."""
+
+    body: bytes
+    data: dict[str, Any]
+    hand: int
+
+    @classmethod
+    def of(cls, body: bytes, data: dict[str, Any]) -> ReadState:
+        state = data["state"]
+        seat, hands = state["turn"]["seat"], state["hands"]
+        # a hand is a list of cards (a tuple of card numbers from the native reader) or
+        # {"size": n}, which ``_hand`` counts as 0
+        hand = hands[seat] if type(seat) is int and 0 <= seat < len(hands) else None
+        return cls(body, data, len(hand) if isinstance(hand, list | tuple) else 0)
+
+
 def _hand(state: Any) -> int:
     """The cards in the hand of the seat to move, as far as the JSON says (0 when it does not)."""
+    if isinstance(state, ReadState):
+        return state.hand
     if not isinstance(state, dict):
         return 0
     turn, hands = state.get("turn"), state.get("hands")

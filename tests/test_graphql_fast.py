@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import functools
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -20,6 +21,8 @@ from starlette.testclient import TestClient
 from strawberry.http import process_result
 
 from canasta_referee import engine
+from canasta_referee.engine.cards import parse_card
+from canasta_referee.schema import canonical, models
 from canasta_referee.schema.models import EXAMPLE_STATE
 from canasta_referee.service import graphql as service_graphql
 from canasta_referee.service import graphql_fast
@@ -41,11 +44,13 @@ def http(request: pytest.FixtureRequest,
          tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     """The app with typed lists of actions completed in Python (as an editable install runs),
     then written by the native projector (schema/_project.c, as a wheel's install runs: built
-    here from the checkout); ``app.state.projected`` counts the lists it wrote."""
+    here from the checkout) and requests read by the native reader; ``app.state.projected``
+    counts the lists it wrote."""
     projected: list[int] = []
     with pytest.MonkeyPatch.context() as m:
         if request.param == "native":
-            native = memcheck.native_module(tmp_path_factory.mktemp("native")).project
+            module = memcheck.native_module(tmp_path_factory.mktemp("native"))
+            native = module.project
 
             def project(text: bytes, fields: Any, shape: int) -> bytes:
                 answer: bytes = native(text, fields, shape)
@@ -53,6 +58,11 @@ def http(request: pytest.FixtureRequest,
                 return answer
 
             m.setattr(service_graphql, "PROJECT", project)
+            # requests in canonical form read by the native reader (schema/_read.c), as a
+            # wheel's install reads them; else by the msgspec structs
+            module.set_cards({code: parse_card(code) for code in models.CANONICAL_CARDS})
+            m.setattr(canonical, "engine_request", functools.partial(
+                canonical.engine_request, native=module.read_request))
         else:
             m.setattr(service_graphql, "PROJECT", None)
         with TestClient(create_app(Settings(log_level="warning")),
@@ -268,6 +278,127 @@ def test_a_value_the_schema_refuses_goes_to_strawberry(
         monkeypatch.setattr(service_graphql, "_legal_actions", legal_actions)
         d = same(http, executions, EVERYTHING, {"s": six}, fast=False)
         assert d["errors"]
+
+
+@pytest.fixture
+def rendered(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The states the GraphQL resolvers wrote again as a REST body (``_rendered``): a state
+    the fast path read straight from the body's text (``_read_body``) is not among them."""
+    written: list[object] = []
+    original = service_graphql._rendered
+
+    async def rendered(context: dict[str, Any], op: str, body: object) -> tuple[int, bytes]:
+        written.append(body)
+        return await original(context, op, body)
+
+    monkeypatch.setattr(service_graphql, "_rendered", rendered)
+    return written
+
+
+TWO = ("query($a: JSON!, $b: JSON!) { a: legalActions(state: $a) { __typename ... on "
+       "LegalActions { seat actionsJson } ... on Problem { code } } b: legalActions(state: $b) { "
+       "__typename ... on LegalActions { phase actions { type card } } ... on Problem { code } } }")
+
+
+def test_a_state_in_canonical_form_is_read_once_from_the_body(
+        http: TestClient, executions: list[str], six: dict[str, Any], rendered: list[object],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast path reads such a state from the body's text straight into the engine's data
+    (the REST reader's), instead of into dicts written again as a REST body; the answers are
+    strawberry's, spaced or compact, one state or two."""
+    monkeypatch.setattr(http.app.graphql, "cached", False)  # type: ignore[attr-defined]
+    drawn = copy.deepcopy(six)
+    drawn["turn"]["phase"] = "draw"
+    for query, variables in ((HOT, {"s": six}), (TWO, {"a": six, "b": drawn})):
+        post(http, query, variables)  # strawberry's, validating the document
+        for body in (json.dumps({"query": query, "variables": variables}).encode(),
+                     orjson.dumps({"query": query, "variables": variables})):
+            before, written = len(executions), len(rendered)
+            r = http.post("/graphql", content=body, headers={"content-type": "application/json"})
+            assert (len(executions), len(rendered)) == (before, written)
+            assert r.content == strawberry_bytes(http, query, variables)
+
+
+def _dealer_as_float(state: dict[str, Any]) -> dict[str, Any]:
+    return {**state, "dealer": float(state["dealer"])}  # 2.0: the models take it, not canonical
+
+
+@pytest.mark.parametrize(("query", "variables"), [
+    (TWO, lambda six: {"a": six, "b": six}),  # the same text twice: which one is whose?
+    (HOT, lambda six: {"s": _dealer_as_float(six)}),
+    (HOT, lambda six: {"s": {**six, "variant": "cl\u00e4ssic"}}),  # not ASCII (as UTF-8)
+    (HOT, lambda six: {"s": {"hands": [], "turn": {}}}),  # too short to be worth it
+])
+def test_other_states_are_read_as_before(http: TestClient, executions: list[str],
+                                         six: dict[str, Any], rendered: list[object],
+                                         query: str, variables: Any,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A state the REST reader does not take in canonical form, or one the fast path cannot
+    tell apart in the body, is read with the rest of it and written again as before (by the
+    plan all the same); the answers are strawberry's."""
+    monkeypatch.setattr(http.app.graphql, "cached", False)  # type: ignore[attr-defined]
+    values = variables(six)
+    body = orjson.dumps({"query": query, "variables": values})  # UTF-8, not \u escapes
+    post(http, query, values)
+    before, written = len(executions), len(rendered)
+    r = http.post("/graphql", content=body, headers={"content-type": "application/json"})
+    assert (len(executions), len(rendered)) == (before, written + len(values))
+    assert r.content == strawberry_bytes(http, query, values)
+    same(http, executions, query, values)
+
+
+def test_bodies_with_equal_keys_or_text_orjson_refuses(http: TestClient, six: dict[str, Any],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A body read in parts (``_read_body``) is refused where orjson refuses the whole (a
+    number past a double, bytes that are no UTF-8, in a part the state's reader never sees,
+    as the first of two equal keys), and takes the last of equal keys as orjson does: the
+    same status and bytes as with the fast path off."""
+    post(http, HOT, {"s": six})
+    state = orjson.dumps(six).decode()
+    other = orjson.dumps({**six, "dealer": 7}).decode()  # six players: no seat 7
+    query = json.dumps(HOT)
+    bodies = [
+        f'{{"query":{query},"variables":{{"s":1e400}},"variables":{{"s":{state}}}}}',
+        f'{{"query":{query},"x":"<0xff>","variables":{{"s":{state}}}}}',
+        f'{{"query":{query},"variables":{{"s":{other}}},"variables":{{"s":{state}}}}}',
+        f'{{"query":{query},"variables":{{"s":{other},"s":{state}}}}}',
+        f'{{"query":{query},"variables":{{"s":{state},"s":{other}}}}}',
+    ]
+    answers = []
+    for body in bodies:
+        raw = body.encode().replace(b"<0xff>", bytes([0xFF]))  # no UTF-8
+        fast = http.post("/graphql", content=raw, headers={"content-type": "application/json"})
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(service_graphql._Parsed, "fast", lambda self: None)
+            m.setattr(http.app.graphql, "cached", False)  # type: ignore[attr-defined]
+            slow = http.post("/graphql", content=raw,
+                             headers={"content-type": "application/json"})
+        assert (fast.status_code, fast.content) == (slow.status_code, slow.content), body[:80]
+        answers.append(fast)
+    assert [a.status_code for a in answers] == [400, 400, 200, 200, 200]
+    kinds = [a.json()["data"]["legalActions"]["__typename"] for a in answers[2:]]
+    assert kinds == ["LegalActions", "LegalActions", "Problem"]
+
+
+def test_a_state_read_from_the_body_costs_its_hand(http: TestClient, six: dict[str, Any],
+                                                  rendered: list[object]) -> None:
+    """The cost limit counts the hand of a state read straight from the body as it counts
+    one in the JSON: two lists of a 200-card hand (cost 402) are refused every time, though
+    the document is known and planned; one (201) is answered (a problem: no such hand is
+    valid)."""
+    huge = copy.deepcopy(six)
+    seat = huge["turn"]["seat"]
+    huge["hands"][seat] = (huge["hands"][seat] * 200)[:200]
+    two = TWO.replace("$b)", "$a)").replace(", $b: JSON!", "")
+    post(http, two, {"a": six})  # validated and planned: then known, and read by the plan
+    for _ in range(3):
+        r = http.post("/graphql", json={"query": two, "variables": {"a": huge}})
+        assert r.status_code == 400 and r.json()["code"] == "QUERY_TOO_COMPLEX", r.text[:300]
+    post(http, HOT, {"s": huge})
+    written = len(rendered)
+    answer = post(http, HOT, {"s": huge}).json()
+    assert answer["data"]["legalActions"]["__typename"] == "Problem"
+    assert len(rendered) == written  # read from the body
 
 
 def test_plans_are_made_once_and_only_for_valid_documents(http: TestClient,
