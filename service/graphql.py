@@ -875,12 +875,13 @@ def _read_body(raw: bytes) -> Any:
     """``orjson.loads(raw)``, raising as it does, except that each variable whose value is a
     state in canonical form (ASCII, taken by ``canonical.engine_request`` as a legal-actions
     request) is a ``graphql_cost.ReadState``: read once, into the engine's data, instead of
-    into dicts that ``_rendered`` writes again as the REST body (about 120k instructions for a
-    six-player state; docs/performance.md). Such a reader takes less than orjson does (no other
-    fields, plain integers, a few levels deep) and reads what it takes as orjson would, so the
-    answer is the same. The rest of the body is read by orjson with each such text replaced by
-    null: found once, and only once, in the body (else the whole is read as before), so orjson
-    still refuses what it refused, and takes the last of equal keys as msgspec does."""
+    into dicts that ``_rendered`` writes again as the REST body, which is read a second time
+    (about 55k instructions for a six-player state; docs/performance.md). Such a reader takes
+    less than orjson does (no other fields, plain integers, a few levels deep) and reads what
+    it takes as orjson would, so the answer is the same. The rest of the body is read by
+    orjson with each such text replaced by null: found once, and only once, in the body (else
+    the whole is read as before), so orjson still refuses what it refused, and takes the last
+    of equal keys as msgspec does."""
     try:
         variables = _VARIABLES.decode(raw).variables
     except msgspec.DecodeError:  # not an object, variables not one: orjson says what it is
@@ -892,12 +893,12 @@ def _read_body(raw: bytes) -> Any:
         if len(text) < READ_APART or text[:1] != b"{" or not text.isascii():
             continue
         at = _place(raw, text)
-        if at < 0:  # the same text twice: which one is the value's?
+        if at < 0:  # the same text in more places: which one is the value's?
             return orjson.loads(raw)
-        body = b'{"state":' + text + b"}"
-        data = canonical.engine_request("legal-actions", body)
+        rest = b'{"state":' + text + b"}"
+        data = canonical.engine_request("legal-actions", rest)
         if data is not None:
-            read[name] = graphql_cost.ReadState.of(body, data)
+            read[name] = graphql_cost.ReadState.of(rest, data)
             spans.append((at, at + len(text)))
     if not read:
         return orjson.loads(raw)
