@@ -852,6 +852,11 @@ _VARIABLES = msgspec.json.Decoder(_Variables)
 #: the shortest variable text ``_read_body`` reads apart (a state is longer; a short one costs
 #: little either way)
 READ_APART = 256
+#: the longest body it reads so (a six-player state's is under 2 KB), and the most variables it
+#: reads apart in one: each is searched for in the body, so any more are read as before (a body
+#: of many long variables costs no more than orjson's reading)
+READ_APART_BODY = 65_536
+READ_APART_STATES = 4
 
 
 def _place(raw: bytes, text: bytes) -> int:
@@ -882,16 +887,22 @@ def _read_body(raw: bytes) -> Any:
     orjson with each such text replaced by null: found once, and only once, in the body (else
     the whole is read as before), so orjson still refuses what it refused, and takes the last
     of equal keys as msgspec does."""
+    if len(raw) > READ_APART_BODY:
+        return orjson.loads(raw)
     try:
         variables = _VARIABLES.decode(raw).variables
     except msgspec.DecodeError:  # not an object, variables not one: orjson says what it is
         variables = None
     read: dict[str, graphql_cost.ReadState] = {}
     spans: list[tuple[int, int]] = []
+    tried = 0
     for name, value in (variables or {}).items():
         text = bytes(value)
         if len(text) < READ_APART or text[:1] != b"{" or not text.isascii():
             continue
+        tried += 1
+        if tried > READ_APART_STATES:
+            return orjson.loads(raw)
         at = _place(raw, text)
         if at < 0:  # the same text in more places: which one is the value's?
             return orjson.loads(raw)

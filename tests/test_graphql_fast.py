@@ -401,6 +401,31 @@ def test_a_state_read_from_the_body_costs_its_hand(http: TestClient, six: dict[s
     assert len(rendered) == written  # read from the body
 
 
+def test_reading_apart_is_bounded(http: TestClient, six: dict[str, Any],
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each variable the fast path would read apart is searched for in the body (``_place``):
+    at most ``READ_APART_STATES`` of a body, and only in a body of at most ``READ_APART_BODY``
+    bytes; a body of more, or longer, is read as before, and answered the same."""
+    searched: list[bytes] = []
+    original = service_graphql._place
+
+    def place(raw: bytes, text: bytes) -> int:
+        searched.append(text)
+        return original(raw, text)
+
+    monkeypatch.setattr(service_graphql, "_place", place)
+    monkeypatch.setattr(http.app.graphql, "cached", False)  # type: ignore[attr-defined]
+    post(http, HOT, {"s": six})
+    expected = strawberry_bytes(http, HOT, {"s": six})
+    pads = {f"x{i}": {"pad": f"{i}" * 300} for i in range(10)}  # undeclared: graphql ignores them
+    for variables, most in (({"s": six}, 1), ({"s": six, **pads}, service_graphql.READ_APART_STATES),
+                            ({"s": six, "x": "x" * service_graphql.READ_APART_BODY}, 0)):
+        searched.clear()
+        r = http.post("/graphql", json={"query": HOT, "variables": variables})
+        assert r.content == expected
+        assert len(searched) == most, len(searched)
+
+
 def test_plans_are_made_once_and_only_for_valid_documents(http: TestClient,
                                                           six: dict[str, Any]) -> None:
     query = HOT.replace("rank", "rank allow")
