@@ -13,8 +13,9 @@ answered from the cache of planned answers, from the plan (``service/graphql_fas
 that cache off (for the typed list where the native projector is installed, also the plan
 completing it in Python, as an editable install does), and by strawberry's execution;
 ``POST /v1/legal-actions`` through the same app, and ``orjson.dumps`` of the same 193 action
-dicts. Ratios are to the REST request. Figures drift with the machine's load: compare the rows
-of one run.
+dicts. Then the REST request and the two planned shapes with nothing cached (``CACHE_SIZE=0``):
+each reads its state and lists its actions. Ratios are to the REST request of the same group.
+Figures drift with the machine's load: compare the rows of one run.
 """
 
 from __future__ import annotations
@@ -149,10 +150,24 @@ def run(seconds: float) -> list[dict[str, Any]]:
                           _without_projector(state, loop)))
         cases.append((f"GraphQL {name}, fast path off (strawberry)",
                       _switched(post, view, planned=False)))
-    rows = [{"case": name, "ms": per_call(fn, seconds, loop)} for name, fn in cases]
-    base = rows[0]["ms"]
-    for row in rows:
-        row["x_rest"] = row["ms"] / base
+    # nothing cached (CACHE_SIZE=0): every query reads its state and lists its actions
+    missing = create_app(Settings(log_level="warning", cache_size=0))
+    rest_miss = poster(missing, "/v1/legal-actions", orjson.dumps({"state": state}))
+    misses: list[tuple[str, Callable[[], Any]]] = [
+        ("POST /v1/legal-actions (REST, nothing cached)", rest_miss)]
+    for name, query in (("typed actions { type cards card rank }", TYPED),
+                        ("actionsJson", ACTIONS_JSON)):
+        post = poster(missing, "/graphql",
+                      orjson.dumps({"query": query, "variables": {"s": state}}))
+        for _ in range(2):  # validated by strawberry, then planned
+            loop.run_until_complete(post())
+        misses.append((f"GraphQL {name}, planned, nothing cached", post))
+    rows = []
+    for group in (cases, misses):  # each group's ratios to its REST request (its first row)
+        timed = [{"case": name, "ms": per_call(fn, seconds, loop)} for name, fn in group]
+        for row in timed:
+            row["x_rest"] = row["ms"] / timed[0]["ms"]
+        rows += timed
     return rows
 
 
