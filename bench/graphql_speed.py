@@ -50,6 +50,8 @@ from tests.playout import playout  # noqa: E402
 TYPED = ("query($s: JSON!) { legalActions(state: $s) { __typename ... on LegalActions { seat "
          "phase actions { type cards card rank } } ... on Problem { code } } }")
 ACTIONS_JSON = TYPED.replace("actions { type cards card rank }", "actionsJson")
+#: the two shapes timed, by name
+SHAPES = (("typed actions { type cards card rank }", TYPED), ("actionsJson", ACTIONS_JSON))
 
 
 def play_state() -> dict[str, Any]:
@@ -136,8 +138,7 @@ def run(seconds: float) -> list[dict[str, Any]]:
         ("POST /v1/legal-actions (REST, same app)", rest),
         ("orjson.dumps of the 193 action dicts", lambda: orjson.dumps(actions)),
     ]
-    for name, query in (("typed actions { type cards card rank }", TYPED),
-                        ("actionsJson", ACTIONS_JSON)):
+    for name, query in SHAPES:
         post = poster(app, "/graphql", orjson.dumps({"query": query, "variables": {"s": state}}))
         answer = orjson.loads(loop.run_until_complete(post()))
         assert "errors" not in answer and answer["data"]["legalActions"]["seat"] is not None
@@ -155,13 +156,9 @@ def run(seconds: float) -> list[dict[str, Any]]:
     rest_miss = poster(missing, "/v1/legal-actions", orjson.dumps({"state": state}))
     misses: list[tuple[str, Callable[[], Any]]] = [
         ("POST /v1/legal-actions (REST, nothing cached)", rest_miss)]
-    for name, query in (("typed actions { type cards card rank }", TYPED),
-                        ("actionsJson", ACTIONS_JSON)):
-        post = poster(missing, "/graphql",
-                      orjson.dumps({"query": query, "variables": {"s": state}}))
-        for _ in range(2):  # validated by strawberry, then planned
-            loop.run_until_complete(post())
-        misses.append((f"GraphQL {name}, planned, nothing cached", post))
+    for name, query in SHAPES:
+        misses.append((f"GraphQL {name}, planned, nothing cached",
+                       planned(missing, query, state, loop)))
     rows = []
     for group in (cases, misses):  # each group's ratios to its REST request (its first row)
         timed = [{"case": name, "ms": per_call(fn, seconds, loop)} for name, fn in group]
@@ -177,14 +174,22 @@ def _without_projector(state: dict[str, Any],
     projector (``service.graphql.PROJECT``), with the planned answers' cache off."""
     project = service_graphql.PROJECT
     app = create_app(Settings(log_level="warning"))
-    post = poster(app, "/graphql", orjson.dumps({"query": TYPED, "variables": {"s": state}}))
     service_graphql.PROJECT = None
     try:
-        for _ in range(2):  # validated by strawberry, then planned
-            loop.run_until_complete(post())
+        post = planned(app, TYPED, state, loop)
     finally:
         service_graphql.PROJECT = project
     return _switched(post, app.graphql, planned=True)  # type: ignore[attr-defined]
+
+
+def planned(app: ASGIApp, query: str, state: dict[str, Any],
+            loop: asyncio.AbstractEventLoop) -> Callable[[], Awaitable[bytes]]:
+    """A POST of ``query`` with ``state`` through ``app``, sent twice already: validated by
+    strawberry, then planned."""
+    post = poster(app, "/graphql", orjson.dumps({"query": query, "variables": {"s": state}}))
+    for _ in range(2):
+        loop.run_until_complete(post())
+    return post
 
 
 def _switched(post: Callable[[], Awaitable[bytes]], view: Any,

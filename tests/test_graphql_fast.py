@@ -8,6 +8,7 @@ and all. Each answer over the ASGI app is compared with ``schema.execute`` run d
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import functools
 import json
@@ -120,6 +121,15 @@ def post(http: TestClient, query: str, variables: dict[str, Any] | None, lang: s
     return r
 
 
+@contextlib.contextmanager
+def fast_path_off(http: TestClient) -> Iterator[None]:
+    """No plans (strawberry answers every document) and no planned answers cached."""
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(service_graphql._Parsed, "fast", lambda self: None)
+        m.setattr(http.app.graphql, "cached", False)  # type: ignore[attr-defined]
+        yield
+
+
 def same(http: TestClient, executions: list[str], query: str,
          variables: dict[str, Any] | None, lang: str = "en", fast: bool = True,
          operation_name: str | None = None) -> dict[str, Any]:
@@ -130,9 +140,7 @@ def same(http: TestClient, executions: list[str], query: str,
     before = len(executions)
     answer = post(http, query, variables, lang, operation_name)
     assert (len(executions) == before) is fast, "fast path" if fast else "strawberry"
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(service_graphql._Parsed, "fast", lambda self: None)
-        m.setattr(http.app.graphql, "cached", False)  # type: ignore[attr-defined]
+    with fast_path_off(http):
         slow = post(http, query, variables, lang, operation_name)
     assert len(executions) == before + 1 + (not fast)
     assert answer.content == slow.content
@@ -368,9 +376,7 @@ def test_bodies_with_equal_keys_or_text_orjson_refuses(http: TestClient, six: di
     for body in bodies:
         raw = body.encode().replace(b"<0xff>", bytes([0xFF]))  # no UTF-8
         fast = http.post("/graphql", content=raw, headers={"content-type": "application/json"})
-        with pytest.MonkeyPatch.context() as m:
-            m.setattr(service_graphql._Parsed, "fast", lambda self: None)
-            m.setattr(http.app.graphql, "cached", False)  # type: ignore[attr-defined]
+        with fast_path_off(http):
             slow = http.post("/graphql", content=raw,
                              headers={"content-type": "application/json"})
         assert (fast.status_code, fast.content) == (slow.status_code, slow.content), body[:80]
