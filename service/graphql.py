@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 import sys
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -525,43 +526,49 @@ async def _rendered(context: dict[str, Any], op: str, body: object) -> tuple[int
     return status, content
 
 
-#: where the REST answer of legal-actions writes its actions: after the seat and the phase,
-#: last (``engine.api.legal_actions``)
-_ACTIONS_KEY = b',"actions":'
+#: the head of a legal-actions answer as ``engine.api.legal_actions`` writes it: the seat (a
+#: GraphQL Int written plainly) and the phase (lower-case letters), then the actions, last
+_HEAD = re.compile(rb'\{"seat":(0|[1-9][0-9]{0,8}),"phase":("[a-z][a-z-]*"),"actions":\[')
 
 
-def _split(content: bytes) -> tuple[Data, bytes] | None:
-    """A legal-actions answer's seat and phase, and its actions' JSON text as it is (193
-    actions cost about 70 µs to read as data, only needed for the typed list); None when the
-    answer is not written as ``engine.api.legal_actions`` writes it."""
-    at = content.find(_ACTIONS_KEY)
-    if at < 0 or not content.endswith(b"]}"):
+def _parts(content: bytes) -> dict[str, bytes | memoryview] | None:
+    """A legal-actions answer's seat, phase and actions as the JSON texts of the fields of
+    ``LegalActions`` that read them, each as orjson writes the value (the actions' text as it
+    is: 193 actions cost about 70 µs to read as data, only needed for the typed list); None
+    when the answer is not written as ``engine.api.legal_actions`` writes it."""
+    head = _HEAD.match(content)
+    if head is None or not content.endswith(b"]}"):
         return None
-    try:
-        head = orjson.loads(content[:at] + b"}")
-    except orjson.JSONDecodeError:
-        return None
-    if not isinstance(head, dict) or list(head) != ["seat", "phase"]:
-        return None
-    return head, content[at + len(_ACTIONS_KEY):-1]
+    return {"seat": head[1], "phase": head[2],
+            "actions": memoryview(content)[head.end() - 1:-1]}
 
 
-async def _legal_actions(context: dict[str, Any], state: JSON | graphql_cost.ReadState
-                         ) -> LegalActions | Problem:
+async def _answered(context: dict[str, Any], state: JSON | graphql_cost.ReadState
+                    ) -> tuple[int, bytes]:
+    """The REST answer (status, JSON text) to legal-actions of ``state``."""
     if isinstance(state, graphql_cost.ReadState):  # the fast path read it (``_read_body``)
         svc: Service = context["svc"]
         status, content, _ = await svc.answer("legal-actions", state.body, context["lang"],
                                               state.data)
-    else:
-        status, content = await _rendered(context, "legal-actions", {"state": state})
+        return status, content
+    return await _rendered(context, "legal-actions", {"state": state})
+
+
+def _legal_actions_of(status: int, content: bytes) -> LegalActions | Problem:
+    """What ``legalActions`` resolves to, made of its REST answer."""
     if status != 200:
         return _problem(orjson.loads(content))
-    split = _split(content)
-    if split is None:
+    parts = _parts(content)
+    if parts is None:
         d = orjson.loads(content)
         return LegalActions(seat=d["seat"], phase=d["phase"], raw=orjson.dumps(d["actions"]))
-    head, raw = split
-    return LegalActions(seat=head["seat"], phase=head["phase"], raw=raw)
+    return LegalActions(seat=int(parts["seat"]), phase=bytes(parts["phase"][1:-1]).decode(),
+                        raw=bytes(parts["actions"]))
+
+
+async def _legal_actions(context: dict[str, Any], state: JSON | graphql_cost.ReadState
+                         ) -> LegalActions | Problem:
+    return _legal_actions_of(*await _answered(context, state))
 
 
 @strawberry.type
@@ -723,7 +730,7 @@ class _Parsed:
         if not self.planned:
             self.plan = graphql_fast.plan(schema._schema, self.document, FAST_ROOTS,
                                           _FAST_RESOLVERS, FAST_DICT_TYPES, FAST_VARIABLE_TYPES,
-                                          _FAST_TEXTS, PROJECT)
+                                          _FAST_TEXTS, PROJECT, _FAST_SPLIT, _FAST_PARTS)
             self.planned = True
         return self.plan
 
@@ -838,6 +845,12 @@ _FAST_TEXTS: dict[tuple[str, str], graphql_fast.Get] = {
     ("LegalActions", "actions"): lambda source: source.raw,
 }
 PROJECT = text.project
+#: a successful legal-actions answer is ``LegalActions``, written from the REST answer's parts
+#: (``_parts``) where the selection reads nothing else: the fields that read each part
+_FAST_SPLIT: dict[str, tuple[str, graphql_fast.Split]] = {
+    "legalActions": ("LegalActions", _parts)}
+_FAST_PARTS = {("LegalActions", "seat"): "seat", ("LegalActions", "phase"): "phase",
+               ("LegalActions", "actionsJson"): "actions", ("LegalActions", "actions"): "actions"}
 #: the variables' types it takes (JSON: any value, as it is)
 FAST_VARIABLE_TYPES = frozenset({"JSON"})
 
@@ -927,22 +940,28 @@ def _read_body(raw: bytes) -> Any:
     return body
 
 
-async def _fast_root(context: dict[str, Any], name: str, args: dict[str, Any]) -> object:
-    """A root field of ``FAST_ROOTS``, as its resolver answers it."""
+def _fast_value(name: str, answered: graphql_fast.Answered) -> object:
+    """What a root field of ``FAST_ROOTS`` resolves to, made of its REST answer."""
     if name == "legalActions":
-        return await _legal_actions(context, args["state"])
+        return _legal_actions_of(*answered)
     raise graphql_fast.Unsupported(name)
 
 
 async def _planned(parsed: _Parsed, variables: dict[str, Any] | None, operation_name: object,
-                   context: dict[str, Any]) -> dict[str, Any] | None:
-    """The ``data`` of a valid document the fast path covers, answered by its plan; None:
+                   context: dict[str, Any]) -> bytes | None:
+    """The answer (JSON text) to a valid document the fast path covers, by its plan; None:
     strawberry answers it."""
     plan = parsed.fast()
     if plan is None or operation_name not in (None, plan.name):
         return None
+
+    async def answer(name: str, args: dict[str, Any]) -> graphql_fast.Answered:
+        if name == "legalActions":
+            return await _answered(context, args["state"])
+        raise graphql_fast.Unsupported(name)
+
     try:
-        return await plan.run(variables, lambda name, args: _fast_root(context, name, args))
+        return await plan.write(variables, answer, _fast_value)
     except graphql_fast.Unsupported:
         return None
 
@@ -1051,10 +1070,10 @@ class _View(GraphQL[dict[str, Any], None]):
                 if exceeded:
                     raise _Refused(exceeded)
                 if request.method == "POST":
-                    data = await _planned(parsed, request_data.variables,
-                                          request_data.operation_name, context)
-                    if data is not None:
-                        return ExecutionResult(data=data, errors=None)
+                    answer = await _planned(parsed, request_data.variables,
+                                            request_data.operation_name, context)
+                    if answer is not None:  # (a request the one-pass route left to strawberry)
+                        return ExecutionResult(data=orjson.loads(answer)["data"], errors=None)
                 context["parsed"] = parsed
         return await super().execute_single(
             request=request, request_adapter=request_adapter, sub_response=sub_response,
@@ -1127,9 +1146,8 @@ class _View(GraphQL[dict[str, Any], None]):
         parsed = self.documents.known(query)
         if parsed is None or parsed.measured.exceeded(variables):
             return None
-        data = await _planned(parsed, variables, body.get("operationName"),
+        return await _planned(parsed, variables, body.get("operationName"),
                               {"svc": self.svc, "lang": lang})
-        return None if data is None else self.encode_json({"data": data})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Strawberry's HTTP handling, with its transport errors (no query, bad JSON, wrong

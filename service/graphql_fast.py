@@ -5,10 +5,13 @@ graphql-core resolves and completes every field of every item one by one: 193 ty
 actions of 4 fields took 4 to 5 ms, the list itself well under 0.1 ms. For such a document a
 ``Plan`` is made once (fields collected as graphql-core collects them: fragments, inline
 fragments and type conditions, the same response names merged, in the same order) and run
-directly: the root field's own resolver is called, and the answer is written out as graphql-core
-would write it, every leaf coerced by its scalar; a list of dicts given as JSON text whose
-selected fields are all leaves is written from that text by the native projector
-(schema/_project.c) where it is installed. Whatever the plan does not cover at run time
+directly: the root field's REST operation answers, its resolver's value is made of that answer,
+and the answer is written out as graphql-core would write it, every leaf coerced by its scalar;
+a list of dicts given as JSON text whose selected fields are all leaves is written from that
+text by the native projector (schema/_project.c) where it is installed. Where the selection of a
+root field's successful answer reads nothing but parts of the REST answer's text (``Split``) and
+such lists, that answer is written straight from the text, without a value made or completed.
+Whatever the plan does not cover at run time
 (a null in a non-null field, a value its scalar would refuse, a missing variable, a text the
 projector refuses) raises ``Unsupported``, and strawberry answers the request as before; so do
 documents it does not cover at all (``plan`` returns None).
@@ -57,8 +60,19 @@ Get = Callable[[Any], Any]
 #: schema/_project.c's ``project(text, fields, shape)``: a JSON list of objects written again
 #: with the selected leaf fields only (raises ValueError where it cannot)
 Project = Callable[[bytes, tuple[tuple[bytes, bytes, int], ...], int], bytes]
-#: calls a root field's resolver with its arguments: (field name, arguments) -> its value
-CallRoot = Callable[[str, dict[str, Any]], Awaitable[Any]]
+#: a root field's REST answer: its status and JSON text
+Answered = tuple[int, bytes]
+#: answers a root field: (field name, arguments) -> the REST answer of its operation
+AnswerRoot = Callable[[str, dict[str, Any]], Awaitable[Answered]]
+#: the value a root field's resolver makes of its REST answer: (field name, answer) -> value
+ValueOf = Callable[[str, Answered], Any]
+#: the parts of a successful REST answer as JSON texts (bytes, or views of the answer's), by
+#: name, each exactly what orjson writes for the value graphql-core completes the field that
+#: reads it to; None where the answer is not laid out so
+Split = Callable[[bytes], Mapping[str, bytes | memoryview] | None]
+#: a root field's answer written as JSON text from its REST answer, its pieces added to the
+#: list given; False (nothing added) where it is not written so: complete its value
+Write = Callable[[Answered, list[bytes | memoryview]], bool]
 
 
 class Unsupported(Exception):
@@ -66,24 +80,16 @@ class Unsupported(Exception):
 
 
 @dataclass(frozen=True)
-class _Field:
-    """One response name of a selection set: how to read its value and complete it (no
-    ``get``: ``__typename``, the constant ``typename``)."""
-
-    key: str
-    get: Get | None
-    complete: Complete
-    typename: str = ""
-
-
-@dataclass(frozen=True)
 class _Root:
-    """A root field: the response name, the field, its arguments' variables, completion."""
+    """A root field: its response name as JSON text (``"key":``), the field, its arguments'
+    variables, the completion of its value, and the writer of its answer as text where the
+    selection allows (``_Planner.writer``)."""
 
-    key: str
+    prefix: bytes
     name: str
     variables: tuple[tuple[str, str], ...]  # (argument, variable)
     complete: Complete
+    write: Write | None
 
 
 @dataclass(frozen=True)
@@ -91,19 +97,23 @@ class Plan:
     """A document's one operation, ready to run (see the module's docstring)."""
 
     name: str | None
-    roots: tuple[_Root | _Field, ...]
+    roots: tuple[_Root | bytes, ...]  # bytes: ``"key":"Query"`` (a root ``__typename``)
     required: tuple[str, ...]  # non-null variables
 
-    async def run(self, variables: Mapping[str, Any] | None, call: CallRoot) -> dict[str, Any]:
-        """The ``data`` graphql-core would answer; raises ``Unsupported``."""
+    async def write(self, variables: Mapping[str, Any] | None, answer: AnswerRoot,
+                    value_of: ValueOf) -> bytes:
+        """The JSON text graphql-core's answer is written as (``{"data":...}``, as orjson
+        writes it); raises ``Unsupported``."""
         variables = variables or {}
         for name in self.required:
             if variables.get(name) is None:
                 raise Unsupported(name)
-        data: dict[str, Any] = {}
+        out: list[bytes | memoryview] = [b'{"data":{']
         for root in self.roots:
-            if isinstance(root, _Field):
-                data[root.key] = root.typename
+            if len(out) > 1:
+                out.append(b",")
+            if isinstance(root, bytes):
+                out.append(root)
                 continue
             args = {}
             for arg, var in root.variables:
@@ -111,22 +121,27 @@ class Plan:
                     raise Unsupported(var)
                 args[arg] = variables[var]
             try:
-                value = await call(root.name, args)
+                answered = await answer(root.name, args)
             except Exception as exc:  # strawberry reports it as graphql-core does
                 raise Unsupported("the resolver raised") from exc
+            out.append(root.prefix)
             try:
-                data[root.key] = root.complete(value)
+                if root.write is None or not root.write(answered, out):
+                    out.append(orjson.dumps(root.complete(value_of(root.name, answered))))
             except Unsupported:
                 raise
             except Exception as exc:  # a value the plan did not expect: strawberry's turn
                 raise Unsupported("the completion raised") from exc
-        return data
+        out.append(b"}}")
+        return b"".join(out)
 
 
 class _Planner:
     def __init__(self, schema: GraphQLSchema, document: DocumentNode,
                  resolvers: Mapping[tuple[str, str], Get], dict_types: frozenset[str],
-                 texts: Mapping[tuple[str, str], Get], project: Project | None) -> None:
+                 texts: Mapping[tuple[str, str], Get], project: Project | None,
+                 split: Mapping[str, tuple[str, Split]],
+                 parts: Mapping[tuple[str, str], str]) -> None:
         self.schema = schema
         self.fragments = {d.name.value: d for d in document.definitions
                           if isinstance(d, FragmentDefinitionNode)}
@@ -134,6 +149,8 @@ class _Planner:
         self.dict_types = dict_types
         self.texts = texts
         self.project = project
+        self.split = split
+        self.parts = parts
 
     def collect(self, runtime: GraphQLObjectType,
                 sets: Iterable[SelectionSetNode]) -> dict[str, list[FieldNode]]:
@@ -238,11 +255,72 @@ class _Planner:
 
         return complete
 
+    def writer(self, name: str, type_: GraphQLOutputType, nodes: list[FieldNode]
+               ) -> Write | None:
+        """How root field ``name``'s successful answer is written straight from the REST
+        answer's text (``split``: the object type a status 200 answer completes to, and how its
+        text splits into parts): each selected field of that type the JSON text of a part
+        (``parts``: the part a field reads) or, a list of ``dict_types`` objects, that part
+        projected; a ``__typename`` the type's name. None where something else is selected
+        (every answer is then completed as a value)."""
+        found = self.split.get(name)
+        if found is None:
+            return None
+        runtime = self.schema.get_type(found[0])
+        split, named = found[1], _named(type_)
+        if not isinstance(runtime, GraphQLObjectType) or not (
+                named is runtime or isinstance(named, GraphQLUnionType)
+                and self.schema.is_sub_type(named, runtime)):
+            return None
+        sets = [n.selection_set for n in nodes if n.selection_set is not None]
+        pieces: list[tuple[bytes, str, Callable[[bytes], bytes] | None]] = []
+        for i, (key, group) in enumerate(self.collect(runtime, sets).items()):
+            prefix = f'{"," if i else ""}"{key}":'.encode()  # a GraphQL name: no escapes
+            field = group[0].name.value
+            if field == "__typename":
+                pieces.append((prefix + orjson.dumps(runtime.name), "", None))
+                continue
+            part = self.parts.get((runtime.name, field))
+            if part is None or runtime.fields[field].args or any(n.arguments for n in group):
+                return None
+            listed = isinstance(_named(runtime.fields[field].type), GraphQLList)
+            project = self.projector(runtime.fields[field].type, group) if listed else None
+            if listed and project is None:
+                return None
+            pieces.append((prefix, part, project))
+        spec = tuple(pieces)
+
+        def write(answered: Answered, out: list[bytes | memoryview]) -> bool:
+            status, text = answered
+            split_text = split(text) if status == 200 else None
+            if split_text is None:
+                return False
+            written: list[bytes | memoryview] = [b"{"]
+            for prefix, part, project in spec:
+                written.append(prefix)
+                if part:
+                    written.append(split_text[part] if project is None
+                                   else project(bytes(split_text[part])))
+            written.append(b"}")
+            out += written  # (all or nothing: a projection may raise)
+            return True
+
+        return write
+
     def projected(self, type_: GraphQLOutputType, nodes: list[FieldNode]) -> Complete | None:
-        """Completion of a list of ``dict_types`` objects whose selected fields are all leaves
-        (String, Int, Boolean, lists of them, ``__typename``), from the list's JSON text, by
-        ``project`` (schema/_project.c): the text it writes, as an ``orjson.Fragment``; None
-        where ``project`` is not installed or the selection is not such."""
+        """``projector``'s text as an ``orjson.Fragment``, the completion of such a list read
+        as its JSON text."""
+        projector = self.projector(type_, nodes)
+        if projector is None:
+            return None
+        return lambda text: orjson.Fragment(projector(text))
+
+    def projector(self, type_: GraphQLOutputType, nodes: list[FieldNode]
+                  ) -> Callable[[bytes], bytes] | None:
+        """A list of ``dict_types`` objects whose selected fields are all leaves (String, Int,
+        Boolean, lists of them, ``__typename``), written from the list's JSON text by
+        ``project`` (schema/_project.c) as graphql-core completes it; None where ``project``
+        is not installed or the selection is not such."""
         project, shape = self.project, 0
         if project is None:
             return None
@@ -274,11 +352,7 @@ class _Planner:
                 return None
             fields.append((prefix, self.python_name(item, name).encode(), kind))
         spec = tuple(fields)
-
-        def complete(text: Any) -> Any:
-            return orjson.Fragment(project(text, spec, shape))
-
-        return complete
+        return lambda text: project(text, spec, shape)
 
     def python_name(self, parent: GraphQLObjectType, name: str) -> str:
         """The attribute (or, for ``dict_types``, the key) a field without a resolver reads."""
@@ -449,7 +523,8 @@ def _has_directives(document: DocumentNode) -> bool:
 def plan(schema: GraphQLSchema, document: DocumentNode, roots: frozenset[str],
          resolvers: Mapping[tuple[str, str], Get], dict_types: frozenset[str],
          variable_types: frozenset[str], texts: Mapping[tuple[str, str], Get] | None = None,
-         project: Project | None = None) -> Plan | None:
+         project: Project | None = None, split: Mapping[str, tuple[str, Split]] | None = None,
+         parts: Mapping[tuple[str, str], str] | None = None) -> Plan | None:
     """The plan of a document validated against ``schema``, or None when it is not one the
     fast path covers: one query operation; root fields in ``roots`` (every argument a
     variable) or ``__typename``; every variable of a type in ``variable_types`` (scalars
@@ -457,7 +532,10 @@ def plan(schema: GraphQLSchema, document: DocumentNode, roots: frozenset[str],
     fields with a resolver, a getter that reads the same value; ``dict_types``: types whose
     values are dicts on this path (their fields read by key). ``texts``: for fields that
     list ``dict_types`` objects, a getter of the list's JSON text, which ``project`` writes
-    again with the selected fields where they are all leaves (else they are read as dicts)."""
+    again with the selected fields where they are all leaves (else they are read as dicts).
+    ``split``: for root fields, the object type a successful (status 200) REST answer
+    completes to and how that answer's text splits into parts; ``parts``: for fields of such
+    types, the part each reads (``_Planner.writer``)."""
     operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
     query = schema.query_type
     if (len(operations) != 1 or operations[0].operation is not OperationType.QUERY
@@ -475,13 +553,15 @@ def plan(schema: GraphQLSchema, document: DocumentNode, roots: frozenset[str],
         scalar_vars.add(var.variable.name.value)
         if non_null:
             required.append(var.variable.name.value)
-    planner = _Planner(schema, document, resolvers, dict_types, texts or {}, project)
-    out: list[_Root | _Field] = []
+    planner = _Planner(schema, document, resolvers, dict_types, texts or {}, project,
+                       split or {}, parts or {})
+    out: list[_Root | bytes] = []
     try:
         for key, group in planner.collect(query, [operation.selection_set]).items():
             name = group[0].name.value
+            prefix = orjson.dumps(key) + b":"
             if name == "__typename":
-                out.append(_Field(key, None, _leaf(GraphQLString), query.name))
+                out.append(prefix + orjson.dumps(query.name))
                 continue
             if name not in roots:
                 return None
@@ -493,8 +573,9 @@ def plan(schema: GraphQLSchema, document: DocumentNode, roots: frozenset[str],
                 if variable not in scalar_vars:
                     return None
                 arguments.append((arg.name.value, variable))
-            out.append(_Root(key, name, tuple(arguments),
-                             planner.value(query.fields[name].type, group)))
+            type_ = query.fields[name].type
+            out.append(_Root(prefix, name, tuple(arguments), planner.value(type_, group),
+                             planner.writer(name, type_, group)))
     except Unsupported:
         return None
     return Plan(operation.name.value if operation.name else None, tuple(out), tuple(required))

@@ -12,7 +12,7 @@ import contextlib
 import copy
 import functools
 import json
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import httpx
@@ -167,6 +167,73 @@ def test_the_hot_query_and_actions_json(http: TestClient, executions: list[str],
     assert {*projected[before:]} == ({4, 7} if service_graphql.PROJECT is not None else set())
 
 
+@pytest.fixture
+def made(http: TestClient, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The statuses of the REST answers a ``legalActions`` value was made of (the answer
+    written straight from the REST answer's text makes none); the planned answers' cache off."""
+    statuses: list[int] = []
+    original = service_graphql._legal_actions_of
+
+    def counted(status: int, content: bytes) -> Any:
+        statuses.append(status)
+        return original(status, content)
+
+    monkeypatch.setattr(service_graphql, "_legal_actions_of", counted)
+    monkeypatch.setattr(http.app.graphql, "cached", False)  # type: ignore[attr-defined]
+    return statuses
+
+
+ACTIONS_JSON = HOT.replace("actions { type cards card rank }", "actionsJson")
+
+
+def test_a_successful_answer_is_written_from_the_rest_answer_s_text(
+        http: TestClient, executions: list[str], six: dict[str, Any], made: list[int]) -> None:
+    """Where what a query selects of ``LegalActions`` is the REST answer's seat, phase and
+    actions' text (``actionsJson``; a typed list where the native projector writes it), a
+    successful answer is written from that text, no value made; a problem, and a typed list
+    without the projector, are made into values and completed."""
+    problem = {**six, "dealer": 9}
+    typed = 0 if service_graphql.PROJECT is not None else 1
+    for query, variables, values in ((ACTIONS_JSON, {"s": six}, []), (HOT, {"s": six}, [200] * typed),
+                                     (EVERYTHING, {"s": six}, [200] * typed),
+                                     (ACTIONS_JSON, {"s": problem}, [422])):
+        post(http, query, variables)  # validated (by strawberry, the first time)
+        made.clear()
+        before = len(executions)
+        post(http, query, variables)
+        assert len(executions) == before and made == values, query
+
+
+def test_an_answer_laid_out_otherwise_is_completed_as_a_value(
+        http: TestClient, executions: list[str], six: dict[str, Any], made: list[int],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A REST answer not laid out as the text writer reads it (its keys in another order, a
+    key after the actions) is made into a value and completed: the same answer as
+    strawberry's. One whose status is not 200 is never written as ``LegalActions``."""
+    original = service_graphql._answered
+
+    def relaid(how: Callable[[dict[str, Any]], dict[str, Any]], status: int | None = None
+               ) -> Callable[..., Awaitable[tuple[int, bytes]]]:
+        async def answered(context: dict[str, Any], state: Any) -> tuple[int, bytes]:
+            got, content = await original(context, state)
+            return got if status is None else status, orjson.dumps(how(orjson.loads(content)))
+
+        return answered
+
+    for how in (lambda d: {"phase": d["phase"], "seat": d["seat"], "actions": d["actions"]},
+                lambda d: {**d, "next": 1}):
+        monkeypatch.setattr(service_graphql, "_answered", relaid(how))
+        for query in (ACTIONS_JSON, HOT, EVERYTHING):
+            post(http, query, {"s": six})  # validated (by strawberry, the first time)
+            made.clear()
+            before = len(executions)
+            post(http, query, {"s": six})
+            assert len(executions) == before and made == [200], query
+            same(http, executions, query, {"s": six})
+    monkeypatch.setattr(service_graphql, "_answered", relaid(lambda d: d, status=422))
+    assert same(http, executions, ACTIONS_JSON, {"s": six}, fast=False)["errors"]
+
+
 def test_aliases_fragments_and_typename(http: TestClient, executions: list[str],
                                         six: dict[str, Any]) -> None:
     queries = [
@@ -273,17 +340,18 @@ def test_a_value_the_schema_refuses_goes_to_strawberry(
     """An action without a type (non-null) or with a card that is no string: the plan gives
     up, and strawberry answers with its errors (the planned answers' cache off: it would
     answer these bodies as they were answered before the resolver broke)."""
-    original = service_graphql._legal_actions
+    original = service_graphql._answered
     monkeypatch.setattr(http.app.graphql, "cached", False)  # type: ignore[attr-defined]
 
     for broken in ({"card": "5H"}, {"type": "discard", "card": ["5H"]}):
-        async def legal_actions(context: dict[str, Any], state: Any,
-                                broken: dict[str, Any] = broken) -> Any:
-            answer = await original(context, state)
-            answer.raw = orjson.dumps([*orjson.loads(answer.raw)[:2], broken])
-            return answer
+        async def answered(context: dict[str, Any], state: Any,
+                           broken: dict[str, Any] = broken) -> tuple[int, bytes]:
+            status, content = await original(context, state)
+            answer = orjson.loads(content)
+            answer["actions"] = [*answer["actions"][:2], broken]
+            return status, orjson.dumps(answer)
 
-        monkeypatch.setattr(service_graphql, "_legal_actions", legal_actions)
+        monkeypatch.setattr(service_graphql, "_answered", answered)
         d = same(http, executions, EVERYTHING, {"s": six}, fast=False)
         assert d["errors"]
 
