@@ -167,20 +167,41 @@ def test_the_hot_query_and_actions_json(http: TestClient, executions: list[str],
     assert {*projected[before:]} == ({4, 7} if service_graphql.PROJECT is not None else set())
 
 
+def spy(monkeypatch: pytest.MonkeyPatch, name: str, record: Callable[..., Any]) -> list[Any]:
+    """The calls of ``service.graphql``'s function ``name`` from now on, each as ``record``
+    makes it of the call's arguments; the function still runs."""
+    calls: list[Any] = []
+    original = getattr(service_graphql, name)
+
+    def spied(*args: Any) -> Any:
+        calls.append(record(*args))
+        return original(*args)
+
+    monkeypatch.setattr(service_graphql, name, spied)
+    return calls
+
+
+#: the REST answer of the GraphQL resolvers, as the module has it
+ANSWERED = service_graphql._answered
+
+
+def relaid(how: Callable[[dict[str, Any]], dict[str, Any]], status: int | None = None
+           ) -> Callable[..., Awaitable[tuple[int, bytes]]]:
+    """``_answered`` with its REST answer read, changed by ``how`` and written again, its status
+    ``status`` where one is given."""
+    async def answered(context: dict[str, Any], state: Any) -> tuple[int, bytes]:
+        got, content = await ANSWERED(context, state)
+        return got if status is None else status, orjson.dumps(how(orjson.loads(content)))
+
+    return answered
+
+
 @pytest.fixture
 def made(http: TestClient, monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The statuses of the REST answers a ``legalActions`` value was made of (the answer
     written straight from the REST answer's text makes none); the planned answers' cache off."""
-    statuses: list[int] = []
-    original = service_graphql._legal_actions_of
-
-    def counted(status: int, content: bytes) -> Any:
-        statuses.append(status)
-        return original(status, content)
-
-    monkeypatch.setattr(service_graphql, "_legal_actions_of", counted)
     monkeypatch.setattr(http.app.graphql, "cached", False)  # type: ignore[attr-defined]
-    return statuses
+    return spy(monkeypatch, "_legal_actions_of", lambda status, content: status)
 
 
 ACTIONS_JSON = HOT.replace("actions { type cards card rank }", "actionsJson")
@@ -193,9 +214,9 @@ def test_a_successful_answer_is_written_from_the_rest_answer_s_text(
     successful answer is written from that text, no value made; a problem, and a typed list
     without the projector, are made into values and completed."""
     problem = {**six, "dealer": 9}
-    typed = 0 if service_graphql.PROJECT is not None else 1
-    for query, variables, values in ((ACTIONS_JSON, {"s": six}, []), (HOT, {"s": six}, [200] * typed),
-                                     (EVERYTHING, {"s": six}, [200] * typed),
+    typed = [200] if service_graphql.PROJECT is None else []
+    for query, variables, values in ((ACTIONS_JSON, {"s": six}, []), (HOT, {"s": six}, typed),
+                                     (EVERYTHING, {"s": six}, typed),
                                      (ACTIONS_JSON, {"s": problem}, [422])):
         post(http, query, variables)  # validated (by strawberry, the first time)
         made.clear()
@@ -210,16 +231,6 @@ def test_an_answer_laid_out_otherwise_is_completed_as_a_value(
     """A REST answer not laid out as the text writer reads it (its keys in another order, a
     key after the actions) is made into a value and completed: the same answer as
     strawberry's. One whose status is not 200 is never written as ``LegalActions``."""
-    original = service_graphql._answered
-
-    def relaid(how: Callable[[dict[str, Any]], dict[str, Any]], status: int | None = None
-               ) -> Callable[..., Awaitable[tuple[int, bytes]]]:
-        async def answered(context: dict[str, Any], state: Any) -> tuple[int, bytes]:
-            got, content = await original(context, state)
-            return got if status is None else status, orjson.dumps(how(orjson.loads(content)))
-
-        return answered
-
     for how in (lambda d: {"phase": d["phase"], "seat": d["seat"], "actions": d["actions"]},
                 lambda d: {**d, "next": 1}):
         monkeypatch.setattr(service_graphql, "_answered", relaid(how))
@@ -340,18 +351,10 @@ def test_a_value_the_schema_refuses_goes_to_strawberry(
     """An action without a type (non-null) or with a card that is no string: the plan gives
     up, and strawberry answers with its errors (the planned answers' cache off: it would
     answer these bodies as they were answered before the resolver broke)."""
-    original = service_graphql._answered
     monkeypatch.setattr(http.app.graphql, "cached", False)  # type: ignore[attr-defined]
-
     for broken in ({"card": "5H"}, {"type": "discard", "card": ["5H"]}):
-        async def answered(context: dict[str, Any], state: Any,
-                           broken: dict[str, Any] = broken) -> tuple[int, bytes]:
-            status, content = await original(context, state)
-            answer = orjson.loads(content)
-            answer["actions"] = [*answer["actions"][:2], broken]
-            return status, orjson.dumps(answer)
-
-        monkeypatch.setattr(service_graphql, "_answered", answered)
+        monkeypatch.setattr(service_graphql, "_answered", relaid(
+            lambda d, broken=broken: {**d, "actions": [*d["actions"][:2], broken]}))
         d = same(http, executions, EVERYTHING, {"s": six}, fast=False)
         assert d["errors"]
 
@@ -480,14 +483,7 @@ def test_reading_apart_is_bounded(http: TestClient, six: dict[str, Any],
     """Each variable the fast path would read apart is searched for in the body (``_place``):
     at most ``READ_APART_STATES`` of a body, and only in a body of at most ``READ_APART_BODY``
     bytes; a body of more, or longer, is read as before, and answered the same."""
-    searched: list[bytes] = []
-    original = service_graphql._place
-
-    def place(raw: bytes, text: bytes) -> int:
-        searched.append(text)
-        return original(raw, text)
-
-    monkeypatch.setattr(service_graphql, "_place", place)
+    searched: list[bytes] = spy(monkeypatch, "_place", lambda raw, text: text)
     monkeypatch.setattr(http.app.graphql, "cached", False)  # type: ignore[attr-defined]
     post(http, HOT, {"s": six})
     expected = strawberry_bytes(http, HOT, {"s": six})
