@@ -922,7 +922,7 @@ def _read_body(raw: bytes) -> Any:
         rest = b'{"state":' + text + b"}"
         data = canonical.engine_request("legal-actions", rest)
         if data is not None:
-            read[name] = graphql_cost.ReadState.of(rest, data)
+            read[name] = graphql_cost.ReadState(rest, data)
             spans.append((at, at + len(text)))
     if not read:
         return orjson.loads(raw)

@@ -172,27 +172,18 @@ class _Walk:
 
 class ReadState(NamedTuple):
     """A JSON variable's state, read already as the REST request ``{"state": ...}`` (``body``)
-    into the data the engine reads (``data``, ``handlers.request_data``'s), and the cards in
-    the hand of the seat to move (``hand``, as ``_hand`` counts them in the JSON)."""
+    into the data the engine reads (``data``, ``handlers.request_data``'s)."""
 
     body: bytes
     data: dict[str, Any]
-    hand: int
-
-    @classmethod
-    def of(cls, body: bytes, data: dict[str, Any]) -> ReadState:
-        state = data["state"]
-        seat, hands = state["turn"]["seat"], state["hands"]
-        # a hand is a list of cards (a tuple of card numbers from the native reader) or
-        # {"size": n}, which ``_hand`` counts as 0
-        hand = hands[seat] if type(seat) is int and 0 <= seat < len(hands) else None
-        return cls(body, data, len(hand) if isinstance(hand, list | tuple) else 0)
 
 
 def _hand(state: Any) -> int:
-    """The cards in the hand of the seat to move, as far as the JSON says (0 when it does not)."""
+    """The cards in the hand of the seat to move, as far as the JSON says (0 when it does not;
+    a ``ReadState``'s as its data holds them: a hand a tuple of card numbers, or ``{"size": n}``
+    counted 0)."""
     if isinstance(state, ReadState):
-        return state.hand
+        state = state.data["state"]
     if not isinstance(state, dict):
         return 0
     turn, hands = state.get("turn"), state.get("hands")
@@ -200,7 +191,7 @@ def _hand(state: Any) -> int:
     if type(seat) is not int or not isinstance(hands, list) or not 0 <= seat < len(hands):
         return 0
     hand = hands[seat]
-    return len(hand) if isinstance(hand, list) else 0
+    return len(hand) if isinstance(hand, list | tuple) else 0
 
 
 def _cost(roots: tuple[FieldNode, ...], variables: dict[str, Any] | None) -> int:
