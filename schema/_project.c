@@ -136,7 +136,18 @@ static inline const char *skip_string(const char *p, const char *end) {
 /* after an item of a list or object (and the white space before it): past `close` (1), or
    past ',' and the white space after it (0); -1: neither */
 static inline int next_item(const char **p, const char *end, char close) {
-    const char *q = skip_ws(*p, end);
+    const char *q = *p;
+    /* the usual text, as the service writes it: no white space around the ',' or before the
+       close (q < end where *q is either: *end is the NUL) */
+    if (*q == ',' && (unsigned char)q[1] > ' ') {
+        *p = q + 1;
+        return 0;
+    }
+    if (*q == close) {
+        *p = q + 1;
+        return 1;
+    }
+    q = skip_ws(q, end);
     if (q < end && *q == close) {
         *p = q + 1;
         return 1;
@@ -289,6 +300,23 @@ static inline const char *scalar(const char *p, const char *end, int kind) {
 /* past the value of field f at p (past white space); NULL: refused (ValueError set). Its text
    is what orjson writes but for white space inside a list: *spaced is set where there is some */
 static const char *value(const char *p, const char *end, const Field *f, int *spaced) {
+    if (f->kind == K_STRING || f->kind == (K_STRING | K_NULLABLE)) {
+        if (*p == '"') { /* the usual value first: a string */
+            if (!(p = skip_string(p, end)))
+                fail("a value of another kind");
+            return p;
+        }
+    } else if ((f->kind & (K_KIND | K_LIST)) == (K_STRING | K_LIST) && *p == '[' &&
+               p[1] == '"') {
+        /* a list of strings without white space, `["AS","2C"]`, in one loop: where anything
+           else comes (white space, a null, an escape) it is read again below */
+        for (const char *q = p + 1; (q = skip_string(q, end)) != NULL; q++) {
+            if (*q == ']')
+                return q + 1;
+            if (*q != ',' || q[1] != '"')
+                break;
+        }
+    }
     if (is_word(p, end, "null", 4)) {
         if (!(f->kind & K_NULLABLE)) {
             fail("null in a non-null field");

@@ -179,6 +179,10 @@ def test_the_list_and_its_items_null_or_not(project: Project, text: bytes, shape
     b'{"type":"a","cards":"4D"}', b'{"type":"a","cards":[1]}', b'{"type":"a","cards":[[]]}',
     b'{"type":"a","cards":[null,"4D"]}', b'{"type":"a","cards":["4D",null]}',
     b'{"type":"a","cards":["4D",]}', b'{"type":"a","cards":["4D"}',
+    # a list of strings is read in one loop where it has no white space: past a ',' it must
+    # find a string, not a ']' that the rest of the text makes look like one
+    b'{"type":"a","cards":["4D",]","x"]}', b'{"type":"a","cards":["4D""x"]}',
+    b'{"type":"a","cards":["4D",,"x"]}', b'{"type":"a","cards":["4D"],"x"]}',
 ])
 def test_values_graphql_would_refuse_are_refused(project: Project, item: bytes) -> None:
     text = b"[" + item + b"]"
