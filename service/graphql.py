@@ -889,6 +889,46 @@ def _place(raw: bytes, text: bytes) -> int:
     return -1
 
 
+#: a JSON string, as it is written (its escapes not read), and the body's members besides the
+#: variables that ``_read_usual`` takes around them
+_STRING = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
+_MEMBER = rb'"(?:query|operationName)":(?:null|' + _STRING + rb")"
+#: the body up to its variables' first value, and from that value's end (the variables' '}')
+_USUAL_HEAD = re.compile(rb"\{(?:" + _MEMBER + rb',)*"variables":\{"([_A-Za-z][_0-9A-Za-z]*)":')
+_USUAL_TAIL = re.compile(rb"\}(?:," + _MEMBER + rb")*\}")
+
+
+def _read_usual(raw: bytes) -> Any:
+    """``_read_body``'s answer for the body clients mostly send, or None: written compact,
+    ``{"query": ..., "variables": {"s": STATE}}``, the operation's name before or after, the
+    variables before or after the query, the state the only variable. Such a body is split by
+    its layout instead of read by msgspec and searched for the state's text: the head and the
+    tail are matched by patterns, the state's text between them is read by the REST reader
+    (which takes exactly one object), the rest by orjson with null in its place. Where the text
+    is one object and orjson reads the rest, the whole is the JSON the patterns lay out, the
+    state the variable's one value; anything else is None (read as before)."""
+    head = _USUAL_HEAD.match(raw)
+    if head is None:
+        return None
+    start = head.end()
+    if raw.endswith(b"}}"):  # the variables last (a string or null member would end '"}', 'l}')
+        stop = len(raw) - 2
+    else:  # a '},"' cannot stand in a JSON string: the last one ends the variables
+        stop = raw.rfind(b'},"', start)
+        if stop < 0 or _USUAL_TAIL.fullmatch(raw, stop) is None:
+            return None
+    state = raw[start:stop]
+    if len(state) < READ_APART or not state.isascii():
+        return None
+    rest = b'{"state":' + state + b"}"
+    data = canonical.engine_request("legal-actions", rest)
+    if data is None:
+        return None
+    body = orjson.loads(raw[:start] + b"null" + raw[stop:])  # refused where the whole is
+    body["variables"][head.group(1).decode()] = graphql_cost.ReadState(rest, data)
+    return body
+
+
 def _read_body(raw: bytes) -> Any:
     """``orjson.loads(raw)``, raising as it does, except that each variable whose value is a
     state in canonical form (ASCII, taken by ``canonical.engine_request`` as a legal-actions
@@ -902,6 +942,9 @@ def _read_body(raw: bytes) -> Any:
     of equal keys as msgspec does."""
     if len(raw) > READ_APART_BODY:
         return orjson.loads(raw)
+    usual = _read_usual(raw)
+    if usual is not None:
+        return usual
     try:
         variables = _VARIABLES.decode(raw).variables
     except msgspec.DecodeError:  # not an object, variables not one: orjson says what it is

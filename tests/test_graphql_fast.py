@@ -26,7 +26,7 @@ from canasta_referee.engine.cards import parse_card
 from canasta_referee.schema import canonical, models
 from canasta_referee.schema.models import EXAMPLE_STATE
 from canasta_referee.service import graphql as service_graphql
-from canasta_referee.service import graphql_fast
+from canasta_referee.service import graphql_cost, graphql_fast
 from canasta_referee.service.app import create_app
 from canasta_referee.service.settings import Settings
 from tests import memcheck
@@ -457,6 +457,79 @@ def test_bodies_with_equal_keys_or_text_orjson_refuses(http: TestClient, six: di
     assert kinds == ["LegalActions", "LegalActions", "Problem"]
 
 
+NAMED = HOT.replace("query(", "query Hot(")
+
+
+def as_json(read: Callable[[bytes], Any], raw: bytes) -> Any:
+    """``read(raw)`` with each state read apart (a ``ReadState``) taken back to the JSON it was
+    read from; the name of the exception where it raises one."""
+    try:
+        body = read(raw)
+    except Exception as exc:  # noqa: BLE001 (which one is compared)
+        return type(exc).__name__
+    variables = body.get("variables") if isinstance(body, dict) else None
+    for name, value in (variables or {}).items():
+        if isinstance(value, graphql_cost.ReadState):
+            variables[name] = orjson.loads(value.body)["state"]
+    return body
+
+
+@pytest.mark.parametrize("layout", [
+    '{{"query":{query},"variables":{{"s":{state}}}}}',
+    '{{"variables":{{"s":{state}}},"query":{query}}}',
+    '{{"operationName":"Hot","query":{query},"variables":{{"s":{state}}}}}',
+    '{{"operationName":null,"variables":{{"s":{state}}},"query":{query}}}',  # Apollo's order
+    '{{"query":{query},"variables":{{"s":{state}}},"operationName":"Hot"}}',
+])
+def test_the_usual_body_is_split_by_its_layout(
+        http: TestClient, executions: list[str], six: dict[str, Any], rendered: list[object],
+        layout: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The body clients mostly send, compact, the state its one variable, the query and the
+    operation's name before or after the variables: split by its layout (``_read_usual``),
+    the state's text never searched for (``_place``) and read straight into the engine's
+    data; the answers are strawberry's."""
+    searched: list[bytes] = spy(monkeypatch, "_place", lambda raw, text: text)
+    monkeypatch.setattr(http.app.graphql, "cached", False)  # type: ignore[attr-defined]
+    post(http, NAMED, {"s": six})  # validated and planned
+    searched.clear()
+    raw = layout.format(query=json.dumps(NAMED), state=orjson.dumps(six).decode()).encode()
+    before, written = len(executions), len(rendered)
+    r = http.post("/graphql", content=raw, headers={"content-type": "application/json"})
+    assert (len(executions), len(rendered), searched) == (before, written, [])
+    assert as_json(service_graphql._read_body, raw) == orjson.loads(raw)
+    assert r.content == strawberry_bytes(http, NAMED, {"s": six}, operation_name="Hot")
+
+
+@pytest.mark.parametrize("layout", [
+    '{{"query":{query},"variables":{{"s":{state}}},"extensions":{{}}}}',  # ends '}}' all the same
+    '{{"query":{query},"variables":{{"s":{state},"t":{{}}}}}}',
+    '{{"query":{query},"variables":{{"s":{state}}}}} ',
+    '{{"query":{query},"variables":{{"s":{state}}},"variables":{{"s":{other}}}}}',
+    '{{"query":{query},"variables":{{"s":{state}}},"variables":null}}',
+    '{{"variables":{{"s":{state}}},"operationName":null,"variables":{{"s":{other}}},'
+    '"query":{query}}}',
+    '{{"query":{query},"variables":{{"s":{state}}},"operationName":"x\\"}},\\"{{"}}',
+    '{{"query":{query},"variables":{{"s":{state}}},"query":"{{ x }}"}}',
+    '{{"query":"\\x","variables":{{"s":{state}}}}}',  # not JSON: an unknown escape
+    '{{"query":"\n","variables":{{"s":{state}}}}}',  # not JSON: a raw line feed
+    '{{"query":{query},"variables":{{"s":{state}}},"query":"\\"}}',  # an escape left open
+])
+def test_bodies_near_the_usual_layout_are_read_as_orjson_reads_them(
+        http: TestClient, six: dict[str, Any], layout: str) -> None:
+    """Bodies that the usual layout's patterns match in part (a member or a variable more
+    after the state, text after the body, equal keys, escapes, text that is not JSON) are
+    read as orjson reads them (``_read_body``, a state read apart taken back to its JSON) and
+    answer as with the fast path off: the same status and bytes."""
+    post(http, HOT, {"s": six})
+    raw = layout.format(query=json.dumps(HOT), state=orjson.dumps(six).decode(),
+                        other=orjson.dumps({**six, "dealer": 7}).decode()).encode()
+    assert as_json(service_graphql._read_body, raw) == as_json(orjson.loads, raw), layout
+    fast = http.post("/graphql", content=raw, headers={"content-type": "application/json"})
+    with fast_path_off(http):
+        slow = http.post("/graphql", content=raw, headers={"content-type": "application/json"})
+    assert (fast.status_code, fast.content) == (slow.status_code, slow.content), layout
+
+
 def test_a_state_read_from_the_body_costs_its_hand(http: TestClient, six: dict[str, Any],
                                                   rendered: list[object]) -> None:
     """The cost limit counts the hand of a state read straight from the body as it counts
@@ -482,13 +555,15 @@ def test_reading_apart_is_bounded(http: TestClient, six: dict[str, Any],
                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """Each variable the fast path would read apart is searched for in the body (``_place``):
     at most ``READ_APART_STATES`` of a body, and only in a body of at most ``READ_APART_BODY``
-    bytes; a body of more, or longer, is read as before, and answered the same."""
+    bytes; a body of more, or longer, is read as before, and answered the same. (The usual
+    body, the state the one variable, is split by its layout: never searched.)"""
     searched: list[bytes] = spy(monkeypatch, "_place", lambda raw, text: text)
     monkeypatch.setattr(http.app.graphql, "cached", False)  # type: ignore[attr-defined]
     post(http, HOT, {"s": six})
     expected = strawberry_bytes(http, HOT, {"s": six})
     pads = {f"x{i}": {"pad": f"{i}" * 300} for i in range(10)}  # undeclared: graphql ignores them
-    for variables, most in (({"s": six}, 1), ({"s": six, **pads}, service_graphql.READ_APART_STATES),
+    for variables, most in (({"s": six}, 0), ({"s": six, "t": 1}, 1),
+                            ({"s": six, **pads}, service_graphql.READ_APART_STATES),
                             ({"s": six, "x": "x" * service_graphql.READ_APART_BODY}, 0)):
         searched.clear()
         r = http.post("/graphql", json={"query": HOT, "variables": variables})
