@@ -889,9 +889,11 @@ def _place(raw: bytes, text: bytes) -> int:
     return -1
 
 
-#: a JSON string, as it is written (its escapes not read), and the body's members besides the
-#: variables that ``_read_usual`` takes around them
-_STRING = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
+#: a JSON string, as it is written: what stands between two '"'. Where a string holds an
+#: escaped '"' this ends it early, and what follows it here ('"' and a key, or the body's end)
+#: cannot follow inside a string (it would be unescaped): a valid body is then not matched, an
+#: invalid one is refused by orjson inside the text matched (the same in the whole and the rest)
+_STRING = rb'"[^"]*"'
 _MEMBER = rb'"(?:query|operationName)":(?:null|' + _STRING + rb")"
 #: the body up to its variables' first value, and from that value's end (the variables' '}')
 _USUAL_HEAD = re.compile(rb"\{(?:" + _MEMBER + rb',)*"variables":\{"([_A-Za-z][_0-9A-Za-z]*)":')

@@ -458,6 +458,10 @@ def test_bodies_with_equal_keys_or_text_orjson_refuses(http: TestClient, six: di
 
 
 NAMED = HOT.replace("query(", "query Hot(")
+#: the same over lines, with a comment: its JSON text has escapes (line feeds, a '\')
+NAMED_LINES = "# a \\ b\n" + NAMED.replace(" { ", "\n  { ")
+#: with a '"' (in a comment): its JSON text has an escaped '"'
+NAMED_QUOTED = '# say "hi"\n' + NAMED
 
 
 def as_json(read: Callable[[bytes], Any], raw: bytes) -> Any:
@@ -481,23 +485,24 @@ def as_json(read: Callable[[bytes], Any], raw: bytes) -> Any:
     '{{"operationName":null,"variables":{{"s":{state}}},"query":{query}}}',  # Apollo's order
     '{{"query":{query},"variables":{{"s":{state}}},"operationName":"Hot"}}',
 ])
+@pytest.mark.parametrize("query", [NAMED, NAMED_LINES])
 def test_the_usual_body_is_split_by_its_layout(
         http: TestClient, executions: list[str], six: dict[str, Any], rendered: list[object],
-        layout: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        layout: str, query: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The body clients mostly send, compact, the state its one variable, the query and the
     operation's name before or after the variables: split by its layout (``_read_usual``),
     the state's text never searched for (``_place``) and read straight into the engine's
     data; the answers are strawberry's."""
     searched: list[bytes] = spy(monkeypatch, "_place", lambda raw, text: text)
     monkeypatch.setattr(http.app.graphql, "cached", False)  # type: ignore[attr-defined]
-    post(http, NAMED, {"s": six})  # validated and planned
+    post(http, query, {"s": six})  # validated and planned
     searched.clear()
-    raw = layout.format(query=json.dumps(NAMED), state=orjson.dumps(six).decode()).encode()
+    raw = layout.format(query=json.dumps(query), state=orjson.dumps(six).decode()).encode()
     before, written = len(executions), len(rendered)
     r = http.post("/graphql", content=raw, headers={"content-type": "application/json"})
     assert (len(executions), len(rendered), searched) == (before, written, [])
     assert as_json(service_graphql._read_body, raw) == orjson.loads(raw)
-    assert r.content == strawberry_bytes(http, NAMED, {"s": six}, operation_name="Hot")
+    assert r.content == strawberry_bytes(http, query, {"s": six}, operation_name="Hot")
 
 
 @pytest.mark.parametrize("layout", [
@@ -513,6 +518,11 @@ def test_the_usual_body_is_split_by_its_layout(
     '{{"query":"\\x","variables":{{"s":{state}}}}}',  # not JSON: an unknown escape
     '{{"query":"\n","variables":{{"s":{state}}}}}',  # not JSON: a raw line feed
     '{{"query":{query},"variables":{{"s":{state}}},"query":"\\"}}',  # an escape left open
+    # an escaped '"' ends a string early for the patterns: a valid body is not taken...
+    '{{"query":{quoted},"variables":{{"s":{state}}}}}',
+    '{{"variables":{{"s":{state}}},"query":{quoted}}}',
+    '{{"query":"a\\","variables":{{"s":{state}}}}}',  # ...one not JSON refused in the head
+    '{{"variables":{{"s":{state}}},"query":"a\\"}}',  # ...or in the tail
 ])
 def test_bodies_near_the_usual_layout_are_read_as_orjson_reads_them(
         http: TestClient, six: dict[str, Any], layout: str) -> None:
@@ -522,7 +532,8 @@ def test_bodies_near_the_usual_layout_are_read_as_orjson_reads_them(
     answer as with the fast path off: the same status and bytes."""
     post(http, HOT, {"s": six})
     raw = layout.format(query=json.dumps(HOT), state=orjson.dumps(six).decode(),
-                        other=orjson.dumps({**six, "dealer": 7}).decode()).encode()
+                        other=orjson.dumps({**six, "dealer": 7}).decode(),
+                        quoted=json.dumps(NAMED_QUOTED)).encode()
     assert as_json(service_graphql._read_body, raw) == as_json(orjson.loads, raw), layout
     fast = http.post("/graphql", content=raw, headers={"content-type": "application/json"})
     with fast_path_off(http):
