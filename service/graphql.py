@@ -938,10 +938,11 @@ def _read_body(raw: bytes) -> Any:
     into dicts that ``_rendered`` writes again as the REST body, which is read a second time
     (about 55k instructions for a six-player state; docs/performance.md). Such a reader takes
     less than orjson does (no other fields, plain integers, a few levels deep) and reads what
-    it takes as orjson would, so the answer is the same. The rest of the body is read by
-    orjson with each such text replaced by null: found once, and only once, in the body (else
-    the whole is read as before), so orjson still refuses what it refused, and takes the last
-    of equal keys as msgspec does."""
+    it takes as orjson would, so the answer is the same. The usual body is split by its layout
+    (``_read_usual``); in any other, msgspec finds each variable's text, which must stand once,
+    and only once, in the body (else the whole is read as before). The rest of the body is read
+    by orjson with each such text replaced by null, so orjson still refuses what it refused, and
+    takes the last of equal keys as msgspec does."""
     if len(raw) > READ_APART_BODY:
         return orjson.loads(raw)
     usual = _read_usual(raw)
