@@ -16,8 +16,11 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import httpx
+import hypothesis
 import orjson
 import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 from strawberry.http import process_result
 
@@ -539,6 +542,55 @@ def test_bodies_near_the_usual_layout_are_read_as_orjson_reads_them(
     with fast_path_off(http):
         slow = http.post("/graphql", content=raw, headers={"content-type": "application/json"})
     assert (fast.status_code, fast.content) == (slow.status_code, slow.content), layout
+
+
+#: texts a body's string may hold (as JSON writes them, or broken: an escape left open, a
+#: bare '"'), which the usual layout's patterns read as text between two '"'
+_TEXTS = st.sampled_from(['"{ x }"', '"a\\"b"', '"a\\\\"', '"},\\"s\\":"', '"\\n"', '"\\u0041"',
+                          '"a\\"', '"a"b"', '"\\x"', '""', "null", "1", '{"s":1}'])
+
+
+@st.composite
+def _bodies(draw: st.DrawFn, state: str, other: str) -> bytes:
+    """A GraphQL body near the usual layout: the query and the state's variables (and maybe the
+    operation's name) in any order, then maybe members more (repeated or unknown), variables of
+    other shapes, strings with escapes, white space, the text cut or a byte put in."""
+    query = st.one_of(st.just(json.dumps(HOT)), _TEXTS)
+    variables = st.sampled_from([
+        f'{{"s":{state}}}', f'{{"s":{state},"t":1}}', f'{{"t":1,"s":{state}}}',
+        f'{{"s":{other}}}', f'{{"s":{state},"s":null}}', "null", f'{{"s":{state[:-1]}}}',
+        f'{{"s":[{state}]}}'])
+    members = [("query", draw(query)),
+               ("variables", draw(st.one_of(st.just(f'{{"s":{state}}}'), variables)))]
+    if draw(st.booleans()):
+        members.append(("operationName", draw(st.sampled_from(["null", '"Hot"', '"x"']))))
+    for key in draw(st.lists(st.sampled_from(["query", "operationName", "variables",
+                                              "extensions", "x"]), max_size=2)):
+        members.insert(draw(st.integers(0, len(members))),
+                       (key, draw(variables if key == "variables" else _TEXTS)))
+    members = draw(st.permutations(members))
+    space = draw(st.sampled_from(["", "", "", " "]))
+    raw = ("{" + ",".join(f'"{k}":{space}{v}' for k, v in members) + "}").encode()
+    change = draw(st.sampled_from(["none", "none", "none", "cut", "byte", "space"]))
+    at = draw(st.integers(0, len(raw)))
+    if change == "cut":
+        raw = raw[:at]
+    elif change == "byte":
+        raw = raw[:at] + draw(st.sampled_from([b'"', b"\\", b"}", b",", b"\xff"])) + raw[at:]
+    elif change == "space":
+        raw += b" "
+    return raw
+
+
+@hypothesis.settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_body_is_read_as_orjson_reads_it(six: dict[str, Any], data: st.DataObject) -> None:
+    """``_read_body`` on bodies near the usual layout (members in any order, repeated, unknown,
+    variables of other shapes, strings with escapes, cut or changed texts): what orjson reads,
+    a state read apart taken back to its JSON, or orjson's refusal."""
+    raw = data.draw(_bodies(orjson.dumps(six).decode(),
+                            orjson.dumps({**six, "dealer": 7}).decode()))
+    assert as_json(service_graphql._read_body, raw) == as_json(orjson.loads, raw), raw[:200]
 
 
 def test_a_state_read_from_the_body_costs_its_hand(http: TestClient, six: dict[str, Any],
