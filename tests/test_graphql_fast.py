@@ -33,6 +33,7 @@ from canasta_referee.service import graphql_cost, graphql_fast
 from canasta_referee.service.app import create_app
 from canasta_referee.service.settings import Settings
 from tests import memcheck
+from tests.explore import examples
 from tests.playout import playout
 
 HOT = ("query($s: JSON!) { legalActions(state: $s) { __typename ... on LegalActions { seat "
@@ -582,7 +583,7 @@ def _bodies(draw: st.DrawFn, state: str, other: str) -> bytes:
     return raw
 
 
-@hypothesis.settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@hypothesis.settings(max_examples=examples(300), suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_any_body_is_read_as_orjson_reads_it(six: dict[str, Any], data: st.DataObject) -> None:
     """``_read_body`` on bodies near the usual layout (members in any order, repeated, unknown,
