@@ -889,6 +889,17 @@ def _place(raw: bytes, text: bytes) -> int:
     return -1
 
 
+def _read_state(text: bytes) -> graphql_cost.ReadState | None:
+    """A variable's JSON text read as a legal-actions request's state by the REST reader, where
+    it is one in canonical form (ASCII, and the reader takes it: exactly one object); else
+    None."""
+    if not text.isascii():
+        return None
+    rest = b'{"state":' + text + b"}"
+    data = canonical.engine_request("legal-actions", rest)
+    return None if data is None else graphql_cost.ReadState(rest, data)
+
+
 #: a JSON string, as it is written: what stands between two '"'. Where a string holds an
 #: escaped '"' this ends it early, and what follows it here ('"' and a key, or the body's end)
 #: cannot follow inside a string (it would be unescaped): a valid body is then not matched, an
@@ -919,15 +930,11 @@ def _read_usual(raw: bytes) -> Any:
         stop = raw.rfind(b'},"', start)
         if stop < 0 or _USUAL_TAIL.fullmatch(raw, stop) is None:
             return None
-    state = raw[start:stop]
-    if len(state) < READ_APART or not state.isascii():
-        return None
-    rest = b'{"state":' + state + b"}"
-    data = canonical.engine_request("legal-actions", rest)
-    if data is None:
+    state = _read_state(raw[start:stop])
+    if state is None:
         return None
     body = orjson.loads(raw[:start] + b"null" + raw[stop:])  # refused where the whole is
-    body["variables"][head.group(1).decode()] = graphql_cost.ReadState(rest, data)
+    body["variables"][head.group(1).decode()] = state
     return body
 
 
@@ -965,10 +972,9 @@ def _read_body(raw: bytes) -> Any:
         at = _place(raw, text)
         if at < 0:  # the same text in more places: which one is the value's?
             return orjson.loads(raw)
-        rest = b'{"state":' + text + b"}"
-        data = canonical.engine_request("legal-actions", rest)
-        if data is not None:
-            read[name] = graphql_cost.ReadState(rest, data)
+        state = _read_state(text)
+        if state is not None:
+            read[name] = state
             spans.append((at, at + len(text)))
     if not read:
         return orjson.loads(raw)
