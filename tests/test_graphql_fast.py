@@ -476,7 +476,7 @@ def as_json(read: Callable[[bytes], Any], raw: bytes) -> Any:
     except Exception as exc:  # noqa: BLE001 (which one is compared)
         return type(exc).__name__
     variables = body.get("variables") if isinstance(body, dict) else None
-    for name, value in (variables or {}).items():
+    for name, value in (variables if isinstance(variables, dict) else {}).items():
         if isinstance(value, graphql_cost.ReadState):
             variables[name] = orjson.loads(value.body)["state"]
     return body
@@ -559,14 +559,14 @@ def _bodies(draw: st.DrawFn, state: str, other: str) -> bytes:
     query = st.one_of(st.just(json.dumps(HOT)), _TEXTS)
     variables = st.sampled_from([
         f'{{"s":{state}}}', f'{{"s":{state},"t":1}}', f'{{"t":1,"s":{state}}}',
-        f'{{"s":{other}}}', f'{{"s":{state},"s":null}}', "null", f'{{"s":{state[:-1]}}}',
-        f'{{"s":[{state}]}}'])
+        f'{{"s":{other}}}', f'{{"s":{state},"s":null}}', f'{{"s":{state[:-1]}}}',
+        f'{{"s":[{state}]}}', "null", "null", "1", '"x"', "[]"])
     members = [("query", draw(query)),
                ("variables", draw(st.one_of(st.just(f'{{"s":{state}}}'), variables)))]
     if draw(st.booleans()):
         members.append(("operationName", draw(st.sampled_from(["null", '"Hot"', '"x"']))))
     for key in draw(st.lists(st.sampled_from(["query", "operationName", "variables",
-                                              "extensions", "x"]), max_size=2)):
+                                              "variables", "extensions", "x"]), max_size=2)):
         members.append((key, draw(variables if key == "variables" else _TEXTS)))
     members = draw(st.permutations(members))
     space = draw(st.sampled_from(["", "", "", " "]))
