@@ -862,8 +862,8 @@ class _Variables(msgspec.Struct):
 
 
 _VARIABLES = msgspec.json.Decoder(_Variables)
-#: the shortest variable text ``_read_body`` reads apart (a state is longer; a short one costs
-#: little either way)
+#: the shortest variable text ``_read_body`` searches for and reads apart in a body off the
+#: usual layout (a state is longer; a short one costs little either way)
 READ_APART = 256
 #: the longest body it reads so (a six-player state's is under 2 KB), and the most variables it
 #: reads apart in one: each is searched for in the body, so any more are read as before (a body
