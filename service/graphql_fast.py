@@ -275,7 +275,7 @@ class _Planner:
         sets = [n.selection_set for n in nodes if n.selection_set is not None]
         pieces: list[tuple[bytes, str, Callable[[bytes], bytes] | None]] = []
         for i, (key, group) in enumerate(self.collect(runtime, sets).items()):
-            prefix = f'{"," if i else ""}"{key}":'.encode()  # a GraphQL name: no escapes
+            prefix = _member(key, first=not i)
             field = group[0].name.value
             if field == "__typename":
                 pieces.append((prefix + orjson.dumps(runtime.name), "", None))
@@ -340,7 +340,7 @@ class _Planner:
         sets = [n.selection_set for n in nodes if n.selection_set is not None]
         fields = []
         for i, (key, group) in enumerate(self.collect(item, sets).items()):
-            prefix = f'{"," if i else ""}"{key}":'.encode()  # a GraphQL name: no escapes
+            prefix = _member(key, first=not i)
             name = group[0].name.value
             if name == "__typename":
                 fields.append((prefix, orjson.dumps(item.name), KIND_CONSTANT))
@@ -442,6 +442,12 @@ def _items(type_: GraphQLOutputType) -> frozenset[type]:
         type_ = type_.of_type
     return _plain(type_.of_type) if isinstance(type_, GraphQLList) and isinstance(
         _named(type_.of_type), GraphQLScalarType) else frozenset()
+
+
+def _member(key: str, first: bool) -> bytes:
+    """A response name as the JSON text that opens its member, ``"key":``, after a comma but
+    for the first (a GraphQL name needs no escapes)."""
+    return f'{"" if first else ","}"{key}":'.encode()
 
 
 def _named(type_: GraphQLOutputType) -> GraphQLOutputType:
@@ -559,7 +565,7 @@ def plan(schema: GraphQLSchema, document: DocumentNode, roots: frozenset[str],
     try:
         for key, group in planner.collect(query, [operation.selection_set]).items():
             name = group[0].name.value
-            prefix = orjson.dumps(key) + b":"
+            prefix = _member(key, first=True)  # (Plan.write puts the commas between roots)
             if name == "__typename":
                 out.append(prefix + orjson.dumps(query.name))
                 continue
