@@ -250,10 +250,17 @@ static inline void store8(char *p, uint64_t v) {
     memcpy(p, &v, 8);
 }
 
-/* copy n bytes to `to`: the short pieces (card codes, keys) as two overlapping words instead
-   of a call */
+/* copy n bytes to `to`: the short pieces (card codes, keys, a template's texts) as two or four
+   overlapping words instead of a call */
 static inline char *copy(char *to, const char *from, Py_ssize_t n) {
-    if (n >= 8 && n <= 16) {
+    if (n > 16 && n <= 32) {
+        uint64_t a = load8(from), b = load8(from + 8), c = load8(from + n - 16),
+                 d = load8(from + n - 8);
+        store8(to, a);
+        store8(to + 8, b);
+        store8(to + n - 16, c);
+        store8(to + n - 8, d);
+    } else if (n >= 8 && n <= 16) {
         uint64_t head = load8(from), tail = load8(from + n - 8);
         store8(to, head);
         store8(to + n - 8, tail);
@@ -398,8 +405,8 @@ typedef struct {
 } Hint;
 #define MAX_HINTS 16
 
-/* the n bytes at p (before `end`) are those at t: for 4 to 16 bytes, two overlapping word
-   compares */
+/* the n bytes at p (before `end`) are those at t: for 4 to 32 bytes, two or four overlapping
+   word compares */
 static inline int same_text(const char *p, const char *end, const char *t, Py_ssize_t n) {
     if (end - p < n)
         return 0;
@@ -407,6 +414,9 @@ static inline int same_text(const char *p, const char *end, const char *t, Py_ss
         return load4(p) == load4(t) && load4(p + n - 4) == load4(t + n - 4);
     if (n > 8 && n <= 16)
         return load8(p) == load8(t) && load8(p + n - 8) == load8(t + n - 8);
+    if (n > 16 && n <= 32)
+        return load8(p) == load8(t) && load8(p + 8) == load8(t + 8) &&
+               load8(p + n - 16) == load8(t + n - 16) && load8(p + n - 8) == load8(t + n - 8);
     return memcmp(p, t, (size_t)n) == 0;
 }
 
@@ -531,6 +541,132 @@ static const char *put_object(Out *o, Spec *s, const char *p, const char *end) {
     return p;
 }
 
+/* Templates: the kinds of object the list's text mostly holds, each written by the service
+   from fixed pieces (engine/wire.py: a meld is `{"type":"meld","cards":[` + its cards +
+   `],"rank":"4","seat":0}`). An object whose text is a template's start, then a slot of
+   strings (the cards), then one of the template's known ends, exactly, is written as that end
+   maps it: the text before the slot, the slot as it is, the text after it. Those texts are
+   what `project` itself writes for the template with one string in the slot (the caller
+   works them out once per selection: service/graphql_fast.py), and `project` writes such an
+   object's slot as it is, so the answer is the same bytes: a few compares and copies for an
+   object instead of reading its keys. An object that is not a template's exactly (another
+   end, white space, an escape or a byte past printable ASCII in the slot) is read as any
+   other. */
+#define SLOT_STRING 1  /* the slot is one string */
+#define SLOT_STRINGS 2 /* one or more strings, a comma between two */
+#define MAX_TEMPLATES 8
+
+typedef struct {
+    const char *start;
+    Py_ssize_t start_len;
+    int slot;
+    PyObject *ends; /* dict: the text after the slot -> (before, after): the typed texts; after
+                       None: the selection drops the slot (before is the whole object) */
+    /* the end matched last (in the text being read) and its typed texts */
+    const char *hint;
+    Py_ssize_t hint_len;
+    const char *before, *after;
+    Py_ssize_t before_len, after_len;
+    int keep;
+} Template;
+
+static int read_templates(PyObject *templates, Template *t, Py_ssize_t *n) {
+    if (!PyTuple_Check(templates))
+        return fail("the templates must be a tuple");
+    *n = PyTuple_GET_SIZE(templates);
+    if (*n > MAX_TEMPLATES)
+        return fail("more templates than it reads");
+    for (Py_ssize_t i = 0; i < *n; i++) {
+        PyObject *item = PyTuple_GET_ITEM(templates, i);
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 3 ||
+            !PyBytes_Check(PyTuple_GET_ITEM(item, 0)) || !PyDict_Check(PyTuple_GET_ITEM(item, 2)))
+            return fail("a template must be (start, slot, ends)");
+        long slot = PyLong_AsLong(PyTuple_GET_ITEM(item, 1));
+        if (slot == -1 && PyErr_Occurred())
+            return -1;
+        if (slot != SLOT_STRING && slot != SLOT_STRINGS)
+            return fail("a template's slot is unknown");
+        PyObject *start = PyTuple_GET_ITEM(item, 0);
+        t[i] = (Template){PyBytes_AS_STRING(start), PyBytes_GET_SIZE(start), (int)slot,
+                          PyTuple_GET_ITEM(item, 2), NULL, 0, NULL, NULL, 0, 0, 0};
+        if (t[i].start_len == 0)
+            return fail("a template's start is empty");
+    }
+    return 0;
+}
+
+/* skip_string for a slot's strings, mostly cards' codes: two bytes checked without a loop
+   (each byte read is at most the NUL at `end`: the one before it was PLAIN) */
+static inline const char *skip_code(const char *q, const char *end) {
+    if (PLAIN[(unsigned char)q[1]] && PLAIN[(unsigned char)q[2]] && q[3] == '"')
+        return q + 4;
+    return skip_string(q, end);
+}
+
+/* t's typed texts for the end `typed` maps to ((before, after) as read_templates says) */
+static int take_end(Template *t, PyObject *typed) {
+    PyObject *before, *after;
+    if (!PyTuple_Check(typed) || PyTuple_GET_SIZE(typed) != 2 ||
+        !PyBytes_Check(before = PyTuple_GET_ITEM(typed, 0)) ||
+        (!PyBytes_Check(after = PyTuple_GET_ITEM(typed, 1)) && after != Py_None))
+        return fail("a template's end must map to (before, after)");
+    t->before = PyBytes_AS_STRING(before);
+    t->before_len = PyBytes_GET_SIZE(before);
+    t->keep = after != Py_None;
+    t->after = t->keep ? PyBytes_AS_STRING(after) : NULL;
+    t->after_len = t->keep ? PyBytes_GET_SIZE(after) : 0;
+    return 0;
+}
+
+/* the object at p written by a template whose text it is exactly: the text past it; p itself
+   where it is no template's (nothing written); NULL: an error */
+static const char *put_templated(Out *o, Template *templates, Py_ssize_t n, const char *p,
+                                 const char *end) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Template *t = &templates[i];
+        if (!same_text(p, end, t->start, t->start_len))
+            continue;
+        const char *slot = p + t->start_len, *q = slot;
+        if (*q != '"' || !(q = skip_code(q, end)))
+            return p;
+        if (t->slot == SLOT_STRINGS) /* *q == ',': q < end, so q[1] is at most the NUL */
+            while (*q == ',' && q[1] == '"')
+                if (!(q = skip_code(q + 1, end)))
+                    return p;
+        Py_ssize_t slot_len = q - slot, rest;
+        if (t->hint && same_text(q, end, t->hint, t->hint_len)) {
+            rest = t->hint_len;
+        } else {
+            const char *close = memchr(q, '}', (size_t)(end - q));
+            if (close == NULL)
+                return p;
+            rest = close + 1 - q;
+            PyObject *key = PyBytes_FromStringAndSize(q, rest);
+            if (key == NULL)
+                return NULL;
+            PyObject *typed = PyDict_GetItemWithError(t->ends, key); /* borrowed */
+            Py_DECREF(key);
+            if (typed == NULL)
+                return PyErr_Occurred() ? NULL : p;
+            if (take_end(t, typed) < 0)
+                return NULL;
+            t->hint = q;
+            t->hint_len = rest;
+        }
+        if (reserve(o, t->before_len + slot_len + t->after_len) < 0)
+            return NULL;
+        char *out = o->data + o->size;
+        out = copy(out, t->before, t->before_len);
+        if (t->keep) {
+            out = copy(out, slot, slot_len);
+            out = copy(out, t->after, t->after_len);
+        }
+        o->size = out - o->data;
+        return q + rest;
+    }
+    return p;
+}
+
 static int read_fields(PyObject *spec, Spec *s) {
     if (!PyTuple_Check(spec))
         return fail("the fields must be a tuple");
@@ -579,17 +715,26 @@ static int read_fields(PyObject *spec, Spec *s) {
 }
 
 PyDoc_STRVAR(project_doc,
-"project(text, fields, shape) -> bytes\n\n"
+"project(text, fields, shape, templates=()) -> bytes\n\n"
 "The JSON list of objects `text` written again with `fields` (each (prefix, name, kind):\n"
 "the `\"key\":` to write, with its comma but for the first; the source key, or for kind 0\n"
 "the constant's JSON text; the kind: 1 String, 2 Int, 3 Boolean, +8 a list of them, +16\n"
 "nullable, +32 items nullable). `shape`: 1 the list may be null, 2 its items may be.\n"
+"`templates`: up to 8 (start, slot, ends): an object whose text is start + a slot (1: one\n"
+"string, 2: strings with a comma between) + a key of the dict `ends`, exactly, is written as\n"
+"the key maps it, (before, after): before + the slot + after, or (after None) before alone;\n"
+"the caller makes these what this writes for such an object with `fields`.\n"
 "ValueError where the text is not such a list or a value not one written as it is.");
 
 static PyObject *project(PyObject *self, PyObject *args) {
-    PyObject *text, *spec;
+    PyObject *text, *spec, *templates = NULL;
     int shape;
-    if (!PyArg_ParseTuple(args, "SO!i:project", &text, &PyTuple_Type, &spec, &shape))
+    if (!PyArg_ParseTuple(args, "SO!i|O:project", &text, &PyTuple_Type, &spec, &shape,
+                          &templates))
+        return NULL;
+    Template kinds[MAX_TEMPLATES];
+    Py_ssize_t n_kinds = 0;
+    if (templates != NULL && read_templates(templates, kinds, &n_kinds) < 0)
         return NULL;
     Py_ssize_t text_len = PyBytes_GET_SIZE(text);
     Spec s;
@@ -641,7 +786,10 @@ static PyObject *project(PyObject *self, PyObject *args) {
                         goto done;
                     p += 4;
                 } else if (p < end && *p == '{') {
-                    if (!(p = put_object(&o, &s, p, end)))
+                    const char *past = n_kinds ? put_templated(&o, kinds, n_kinds, p, end) : p;
+                    if (past == p)
+                        past = put_object(&o, &s, p, end);
+                    if (!(p = past))
                         goto done;
                 } else {
                     fail("an item that is not an object");

@@ -20,13 +20,25 @@ from canasta_referee.engine.state import Action, State
 _native: Callable[..., str] | None
 _native_state: Callable[..., str] | None
 #: schema/_project.c's typed GraphQL lists (service/graphql_fast.py), None where not built
-project: Callable[[bytes, tuple[tuple[bytes, bytes, int], ...], int], bytes] | None
+project: Callable[..., bytes] | None
 try:
     from canasta_referee.schema._text import actions_text as _native
     from canasta_referee.schema._text import project
     from canasta_referee.schema._text import state_text as _native_state
 except ImportError:  # an editable install, a pure-Python wheel, no C compiler
     _native = _native_state = project = None
+
+#: how the writers above write most legal actions (``engine.wire``'s pieces), as ``project``
+#: takes them (its templates): a meld's text before its cards, after them (by seat and rank); a
+#: discard's before its card, after it (by seat). ``project`` writes an action that is such a
+#: text from the texts it would write for the template, a few copies instead of reading its keys
+#: (a slot: one string, or strings with a comma between; schema/_project.c's SLOT_*)
+SLOT_STRING, SLOT_STRINGS = 1, 2
+ACTION_TEMPLATES: tuple[tuple[bytes, int, tuple[bytes, ...]], ...] = (
+    (wire.MELD_START.encode(), SLOT_STRINGS,
+     tuple(end.encode() for ends in wire.MELD_ENDS for end in ends)),
+    (wire.DISCARD_START.encode(), SLOT_STRING,
+     tuple(end.encode() for end in wire.DISCARD_ENDS)))
 
 #: "native" when the native writer is installed, else "python"
 WRITER = "python" if _native is None else "native"

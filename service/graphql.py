@@ -730,7 +730,8 @@ class _Parsed:
         if not self.planned:
             self.plan = graphql_fast.plan(schema._schema, self.document, FAST_ROOTS,
                                           _FAST_RESOLVERS, FAST_DICT_TYPES, FAST_VARIABLE_TYPES,
-                                          _FAST_TEXTS, PROJECT, _FAST_SPLIT, _FAST_PARTS)
+                                          _FAST_TEXTS, PROJECT, _FAST_SPLIT, _FAST_PARTS,
+                                          _FAST_TEMPLATES)
             self.planned = True
         return self.plan
 
@@ -845,6 +846,10 @@ _FAST_TEXTS: dict[tuple[str, str], graphql_fast.Get] = {
     ("LegalActions", "actions"): lambda source: source.raw,
 }
 PROJECT = text.project
+#: the kinds of action the REST answer's list mostly holds (melds and discards): the projector
+#: writes these from the texts it would write for each kind (``graphql_fast.typed_templates``),
+#: about 400 instructions less an action (193 actions: 11 against 4.7 µs)
+_FAST_TEMPLATES = {"Action": text.ACTION_TEMPLATES}
 #: a successful legal-actions answer is ``LegalActions``, written from the REST answer's parts
 #: (``_parts``) where the selection reads nothing else: the fields that read each part
 _FAST_SPLIT: dict[str, tuple[str, graphql_fast.Split]] = {

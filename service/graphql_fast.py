@@ -49,6 +49,8 @@ from graphql import (
 )
 from graphql.pyutils import Undefined
 
+from canasta_referee.schema.text import SLOT_STRING, SLOT_STRINGS
+
 #: the strawberry definition a graphql-core type or field refers back to
 BACKREF = "strawberry-definition"
 #: the GraphQL Int's range
@@ -57,9 +59,16 @@ INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 Complete = Callable[[Any], Any]
 #: reads a field of a source value (a strawberry object or, for ``DICT_TYPES``, a dict)
 Get = Callable[[Any], Any]
-#: schema/_project.c's ``project(text, fields, shape)``: a JSON list of objects written again
-#: with the selected leaf fields only (raises ValueError where it cannot)
-Project = Callable[[bytes, tuple[tuple[bytes, bytes, int], ...], int], bytes]
+#: schema/_project.c's ``project(text, fields, shape[, templates])``: a JSON list of objects
+#: written again with the selected leaf fields only (raises ValueError where it cannot)
+Project = Callable[..., bytes]
+#: a kind of object a list's text mostly holds, as the text is written (``project``'s
+#: templates): its text before a slot, the slot (``SLOT_STRING``: one string, ``SLOT_STRINGS``:
+#: strings with a comma between) and every text that may follow the slot
+Template = tuple[bytes, int, tuple[bytes, ...]]
+#: what a template's slot holds while ``typed_templates`` works out its texts, and what it holds
+#: again to check them
+_SLOTS = {SLOT_STRING: (b'"~"', b'"~~"'), SLOT_STRINGS: (b'"~"', b'"~~","~~~"')}
 #: a root field's REST answer: its status and JSON text
 Answered = tuple[int, bytes]
 #: answers a root field: (field name, arguments) -> the REST answer of its operation
@@ -141,7 +150,8 @@ class _Planner:
                  resolvers: Mapping[tuple[str, str], Get], dict_types: frozenset[str],
                  texts: Mapping[tuple[str, str], Get], project: Project | None,
                  split: Mapping[str, tuple[str, Split]],
-                 parts: Mapping[tuple[str, str], str]) -> None:
+                 parts: Mapping[tuple[str, str], str],
+                 templates: Mapping[str, tuple[Template, ...]]) -> None:
         self.schema = schema
         self.fragments = {d.name.value: d for d in document.definitions
                           if isinstance(d, FragmentDefinitionNode)}
@@ -151,6 +161,9 @@ class _Planner:
         self.project = project
         self.split = split
         self.parts = parts
+        self.templates = templates
+        #: ``typed_templates`` by type and selection (a document's value and writer each ask)
+        self.typed: dict[tuple[str, tuple[tuple[bytes, bytes, int], ...]], tuple[Any, ...]] = {}
 
     def collect(self, runtime: GraphQLObjectType,
                 sets: Iterable[SelectionSetNode]) -> dict[str, list[FieldNode]]:
@@ -352,6 +365,12 @@ class _Planner:
                 return None
             fields.append((prefix, self.python_name(item, name).encode(), kind))
         spec = tuple(fields)
+        typed = self.typed.get((item.name, spec))
+        if typed is None:
+            typed = self.typed[item.name, spec] = typed_templates(
+                project, spec, self.templates.get(item.name, ()))
+        if typed:
+            return lambda text: project(text, spec, shape, typed)
         return lambda text: project(text, spec, shape)
 
     def python_name(self, parent: GraphQLObjectType, name: str) -> str:
@@ -511,6 +530,34 @@ def _leaf_kind(type_: GraphQLOutputType) -> int | None:
     return None if base is None else kind | base
 
 
+def typed_templates(project: Project, fields: tuple[tuple[bytes, bytes, int], ...],
+                    templates: tuple[Template, ...]) -> tuple[Any, ...]:
+    """``templates`` as ``project`` takes them for ``fields``: each end mapped to what
+    ``project`` writes for the template's object before its slot and after it (after None:
+    the selection does not write the slot). Worked out by projecting the object with a string
+    in the slot, and checked with other strings there: the slot must be written as it is, once,
+    or not at all. An end whose object is refused or does not pass is left out (such objects
+    are read as any other)."""
+    out = []
+    for start, slot, ends in templates:
+        first, second = _SLOTS[slot]
+        typed: dict[bytes, tuple[bytes, bytes | None]] = {}
+        for end in ends:
+            try:
+                written = [project(b"[" + start + s + end + b"]", fields, 0)[1:-1]
+                           for s in (first, second)]
+            except ValueError:
+                continue
+            parts = written[0].split(first)
+            if len(parts) == 1 and written[1] == written[0]:
+                typed[end] = (written[0], None)
+            elif len(parts) == 2 and written[1] == parts[0] + second + parts[1]:
+                typed[end] = (parts[0], parts[1])
+        if typed:
+            out.append((start, slot, typed))
+    return tuple(out)
+
+
 def _has_directives(document: DocumentNode) -> bool:
     stack: list[Any] = list(document.definitions)
     while stack:
@@ -530,7 +577,8 @@ def plan(schema: GraphQLSchema, document: DocumentNode, roots: frozenset[str],
          resolvers: Mapping[tuple[str, str], Get], dict_types: frozenset[str],
          variable_types: frozenset[str], texts: Mapping[tuple[str, str], Get] | None = None,
          project: Project | None = None, split: Mapping[str, tuple[str, Split]] | None = None,
-         parts: Mapping[tuple[str, str], str] | None = None) -> Plan | None:
+         parts: Mapping[tuple[str, str], str] | None = None,
+         templates: Mapping[str, tuple[Template, ...]] | None = None) -> Plan | None:
     """The plan of a document validated against ``schema``, or None when it is not one the
     fast path covers: one query operation; root fields in ``roots`` (every argument a
     variable) or ``__typename``; every variable of a type in ``variable_types`` (scalars
@@ -541,7 +589,8 @@ def plan(schema: GraphQLSchema, document: DocumentNode, roots: frozenset[str],
     again with the selected fields where they are all leaves (else they are read as dicts).
     ``split``: for root fields, the object type a successful (status 200) REST answer
     completes to and how that answer's text splits into parts; ``parts``: for fields of such
-    types, the part each reads (``_Planner.writer``)."""
+    types, the part each reads (``_Planner.writer``); ``templates``: for ``dict_types``, the
+    kinds of object their lists' texts mostly hold (``typed_templates``)."""
     operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
     query = schema.query_type
     if (len(operations) != 1 or operations[0].operation is not OperationType.QUERY
@@ -560,7 +609,7 @@ def plan(schema: GraphQLSchema, document: DocumentNode, roots: frozenset[str],
         if non_null:
             required.append(var.variable.name.value)
     planner = _Planner(schema, document, resolvers, dict_types, texts or {}, project,
-                       split or {}, parts or {})
+                       split or {}, parts or {}, templates or {})
     out: list[_Root | bytes] = []
     try:
         for key, group in planner.collect(query, [operation.selection_set]).items():

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -27,6 +28,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from canasta_referee.engine import wire
+from canasta_referee.schema.text import ACTION_TEMPLATES
 from canasta_referee.service import graphql_fast
 from canasta_referee.service.graphql_fast import (
     KIND_CONSTANT,
@@ -431,6 +434,152 @@ def test_every_cut_of_a_real_list_is_refused(project: Project) -> None:
         with pytest.raises(ValueError):
             project(text[:end], fields, 3)
     assert agrees(project, text, fields, 3)
+
+
+# --- templates: melds and discards written from the texts the projector would write for them
+
+def _typed(project: Project, fields: Fields) -> Any:
+    return graphql_fast.typed_templates(project, fields, ACTION_TEMPLATES)
+
+
+def same_with_templates(project: Project, text: bytes, fields: Fields, shape: int) -> bool:
+    """``project`` with the action templates answers as without them (the same bytes, or
+    both refuse), and as the reference; whether it answered."""
+    try:
+        plain: bytes | None = project(text, fields, shape)
+    except ValueError:
+        plain = None
+    try:
+        templated: bytes | None = project(text, fields, shape, _typed(project, fields))
+    except ValueError:
+        templated = None
+    assert templated == plain, (text[:300], fields, shape)
+    return plain is not None and agrees(project, text, fields, shape)
+
+
+def test_templates_write_real_lists_as_the_objects_are_read(project: Project) -> None:
+    """The legal-action lists of every variant's playouts (melds, discards, the rest) with
+    every kind of selection for the templates: the hot one; the slot read twice (aliases: the
+    melds' and discards' templates are left out); not read at all (an object's text without its
+    cards); fields before and after it, constants, every field: the same bytes as without
+    templates, and as the reference."""
+    selections = [HOT, spec([("a", "cards", _KIND_OF["cards"]), ("b", "cards", _KIND_OF["cards"])]),
+                  spec([("rank", "rank", _KIND_OF["rank"]), ("t", "type", STRING)]),
+                  spec([("rank", "rank", _KIND_OF["rank"]), ("c", "card", _KIND_OF["card"]),
+                        ("x", "cards", _KIND_OF["cards"]), ("n", "Action", KIND_CONSTANT)]),
+                  spec([(name, name, kind) for name, kind in _KIND_OF.items()])]
+    texts = _real_lists()
+    assert sum(t.count(b'{"type":"meld"') for t in texts) > 1000
+    assert sum(t.count(b'{"type":"discard"') for t in texts) > 100
+    for text in texts:
+        for fields in selections:
+            assert same_with_templates(project, text, fields, 0)
+        assert same_with_templates(project, text, HOT, SHAPE_NULLABLE | SHAPE_ITEM_NULLABLE)
+    assert [len(ends) for _, _, ends in _typed(project, HOT)] == [8 * 13, 8]
+    # the melds' would write its slot twice: left out; a discard's cards are null
+    assert [start for start, _, _ in _typed(project, selections[1])] == [
+        wire.DISCARD_START.encode()]
+    dropped = _typed(project, selections[2])
+    assert {after for _, _, ends in dropped for _, after in ends.values()} == {None}
+    assert dropped[0][2][b'],"rank":"4","seat":0}'] == (b'{"rank":"4","t":"meld"}', None)
+
+
+def _real_lists() -> list[bytes]:
+    """Every fifth legal-action list of a playout of each of the property tests'
+    configurations, as the REST answers write it (wire.actions_json: the native writer's text)."""
+    from canasta_referee import engine
+    from tests.playout import playout
+    from tests.test_properties import CONFIGS
+
+    texts = []
+    for variant, options in CONFIGS:
+        for i, (_, listed) in enumerate(playout(engine.rules_for(variant, options), 7,
+                                                check=False)):
+            if i % 5 == 0 and listed:
+                texts.append(wire.actions_json(listed).encode())
+    return texts
+
+
+_rank = st.one_of(st.sampled_from([*"23456789TJQKA", "wild", "10"]), _code)
+_slot_code = st.one_of(st.sampled_from(["4D", "JK", "10H", "", "A"]), _code, st.text(max_size=3))
+#: melds and discards as the REST answers write them (their templates' texts, when the codes,
+#: rank and seat are what the service writes), and other actions
+_templated = st.one_of(
+    st.builds(lambda cards, rank, seat: {"type": "meld", "cards": cards, "rank": rank,
+                                         "seat": seat},
+              st.lists(_slot_code, max_size=5), _rank, st.integers(-1, 9)),
+    st.builds(lambda card, seat: {"type": "discard", "card": card, "seat": seat}, _slot_code,
+              st.integers(-1, 9)),
+    _action)
+
+
+@settings(max_examples=60 if UNDER_MEMCHECK else 600, suppress_health_check=[HealthCheck.too_slow])
+@given(actions=st.lists(_templated, max_size=8), names=st.lists(
+    st.sampled_from((*NAMES, "__typename")), min_size=1, max_size=6), cut=st.floats(0, 1),
+    flips=st.lists(st.tuples(st.floats(0, 1), st.integers(0, 255)), max_size=2),
+    shape=st.integers(0, 3))
+@example(actions=[{"type": "meld", "cards": ["4D", "4C"], "rank": "4", "seat": 0}] * 2
+         + [{"type": "meld", "cards": ["5D"], "rank": "5", "seat": 0},
+            {"type": "meld", "cards": ["4D\u00e9"], "rank": "4", "seat": 0},
+            {"type": "discard", "card": "5H", "seat": 1}],
+         names=["type", "cards", "card", "rank"], cut=1.0, flips=[], shape=0)
+def test_templates_change_nothing(project: Project, actions: list[dict[str, Any]],
+                                  names: list[str], cut: float,
+                                  flips: list[tuple[float, int]], shape: int) -> None:
+    """Whatever the list (objects that are a template's text exactly, nearly, or not at all;
+    codes with escapes, white space or nothing; cut short, bytes changed) and the selection
+    (aliases, constants), the templates change no answer and no refusal."""
+    text = bytearray(orjson.dumps(actions))
+    for at, byte in flips:
+        text[int(at * (len(text) - 1))] = byte
+    text = text[:max(1, int(cut * len(text)))] if cut < 1 else text
+    picks = [(f"f{i}", "Action" if name == "__typename" else name,
+              KIND_CONSTANT if name == "__typename" else _KIND_OF[name])
+             for i, name in enumerate(names)]
+    same_with_templates(project, bytes(text), spec(picks), shape)
+
+
+_MELD = b'{"type":"meld","cards":['
+
+
+@pytest.mark.parametrize("item", [
+    _MELD + b'"4D",x"],"rank":"4","seat":0}',  # not a string after a comma
+    _MELD + b'x"],"rank":"4","seat":0}', _MELD + b'x"4D"],"rank":"4","seat":0}',
+    b'{"type":"discard","card":x","seat":0}', _MELD + b'"4D"x],"rank":"4","seat":0}',
+    _MELD + b'"A\x7f"],"rank":"4","seat":0}', _MELD + b'"\x7fA"],"rank":"4","seat":0}',
+    _MELD + b'"A\x7fB"],"rank":"4","seat":0}', _MELD + '"\u00e9"'.encode() + b'],"rank":"4","seat":0}',
+    _MELD + b'"4\\""],"rank":"4","seat":0}', _MELD + b'"4D\\u0041"],"rank":"4","seat":0}',
+    _MELD + b'"4D", "5D"],"rank":"4","seat":0}', _MELD + b'],"rank":"4","seat":0}',
+    _MELD + b'"4D"],"rank":"4","seat":9}', _MELD + b'"4D"],"rank":"4","seat":0,"x":1}',
+    _MELD + b'"4D"],"rank":"4","seat":0 }', _MELD + b'"4D"],"rank":"4","seat":0',
+    b'{"type":"discard","card":"5H","5D","seat":0}', b'{"type":"discard","card":"5H"x,"seat":0}',
+    b'{"type":"discard","card":5,"seat":0}', b'{"type":"discard","card":"","seat":0}',
+])
+def test_texts_near_a_template_are_read_as_any_other(project: Project, item: bytes) -> None:
+    """An object that is not a template's text exactly (each after a meld of the same rank,
+    so that the end it would take is the one matched last) is answered, or refused, as
+    without templates."""
+    before = _MELD + b'"4S","4C"],"rank":"4","seat":0}'
+    for text in (b"[" + before + b"," + item + b"]", b"[" + item + b"]"):
+        for fields in (HOT, spec([(name, name, kind) for name, kind in _KIND_OF.items()])):
+            same_with_templates(project, text, fields, 0)
+
+
+@pytest.mark.parametrize(("templates", "why"), [
+    ([], "the templates must be a tuple"),
+    (((b"{", 2),), "a template must be (start, slot, ends)"),
+    (((b"{", 2, [b"}"]),), "a template must be (start, slot, ends)"),
+    (((b"{", 3, {}),), "a template's slot is unknown"),
+    (((b"", 1, {}),), "a template's start is empty"),
+    (((b"{", 1, {}),) * 9, "more templates than it reads"),
+    (((b'{"card":', 1, {b"}": b"x"}),), "a template's end must map to (before, after)"),
+    (((b'{"card":', 1, {b"}": (b"x", 1)}),), "a template's end must map to (before, after)"),
+])
+def test_malformed_templates_are_refused(project: Project, templates: Any, why: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(why)):
+        project(b'[{"card":"5H"}]', HOT, 0, templates)
+    with pytest.raises(TypeError):
+        project(b'[{"card":"5H"}]', HOT, 0, (((b"{", "1", {}),)))
 
 
 def test_the_planner_s_kinds_are_the_projector_s() -> None:
