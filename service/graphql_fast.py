@@ -69,6 +69,12 @@ Template = tuple[bytes, int, tuple[bytes, ...]]
 #: what a template's slot holds while ``typed_templates`` works out its texts, and what it holds
 #: again to check them
 _SLOTS = {SLOT_STRING: (b'"~"', b'"~~"'), SLOT_STRINGS: (b'"~"', b'"~~","~~~"')}
+#: ``typed_templates`` by type and selection, shared by the plans that project it: at most
+#: ``TYPED_KEPT`` (about 24 KB each for ``Action``), kept for the process's life; a plan of any
+#: other selection projects without templates (the same answer, a few µs slower), so no client
+#: makes them grow past that by sending new selections
+TYPED: dict[tuple[str, tuple[tuple[bytes, bytes, int], ...]], tuple[Any, ...]] = {}
+TYPED_KEPT = 64
 #: a root field's REST answer: its status and JSON text
 Answered = tuple[int, bytes]
 #: answers a root field: (field name, arguments) -> the REST answer of its operation
@@ -162,8 +168,6 @@ class _Planner:
         self.split = split
         self.parts = parts
         self.templates = templates
-        #: ``typed_templates`` by type and selection (a document's value and writer each ask)
-        self.typed: dict[tuple[str, tuple[tuple[bytes, bytes, int], ...]], tuple[Any, ...]] = {}
 
     def collect(self, runtime: GraphQLObjectType,
                 sets: Iterable[SelectionSetNode]) -> dict[str, list[FieldNode]]:
@@ -365,9 +369,9 @@ class _Planner:
                 return None
             fields.append((prefix, self.python_name(item, name).encode(), kind))
         spec = tuple(fields)
-        typed = self.typed.get((item.name, spec))
-        if typed is None:
-            typed = self.typed[item.name, spec] = typed_templates(
+        typed = TYPED.get((item.name, spec))
+        if typed is None and len(TYPED) < TYPED_KEPT:
+            typed = TYPED[item.name, spec] = typed_templates(
                 project, spec, self.templates.get(item.name, ()))
         if typed:
             return lambda text: project(text, spec, shape, typed)

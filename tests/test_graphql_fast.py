@@ -156,6 +156,25 @@ def same(http: TestClient, executions: list[str], query: str,
     return parsed
 
 
+def test_templates_are_kept_for_a_bounded_number_of_selections(
+        http: TestClient, executions: list[str], six: dict[str, Any],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Selections past ``TYPED_KEPT`` are planned without templates (nothing more kept), and
+    their typed lists are projected all the same, as strawberry answers them."""
+    projected: list[int] = http.app.state.projected  # type: ignore[attr-defined]
+    monkeypatch.setattr(graphql_fast, "TYPED_KEPT", len(graphql_fast.TYPED))
+    kept, before = dict(graphql_fast.TYPED), len(projected)
+    query = HOT.replace("actions { type cards card rank }", "actions { rank kept: cards }")
+    d = same(http, executions, query, {"s": six})["data"]["legalActions"]
+    assert list(d["actions"][0]) == ["rank", "kept"] and len(d["actions"]) == 193
+    assert kept == graphql_fast.TYPED and len(projected) == before  # projected, no templates
+    monkeypatch.setattr(graphql_fast, "TYPED_KEPT", len(kept) + 1)
+    query = query.replace("kept: cards", "held: cards")
+    same(http, executions, query, {"s": six})
+    assert len(graphql_fast.TYPED) == len(kept) + (service_graphql.PROJECT is not None)
+    assert (len(projected) > before) is (service_graphql.PROJECT is not None)
+
+
 def test_the_hot_query_and_actions_json(http: TestClient, executions: list[str],
                                         six: dict[str, Any]) -> None:
     projected: list[int] = http.app.state.projected  # type: ignore[attr-defined]
