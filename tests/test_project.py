@@ -40,6 +40,7 @@ from canasta_referee.service.graphql_fast import (
     SHAPE_NULLABLE,
 )
 from tests import memcheck
+from tests.explore import examples
 
 Fields = tuple[tuple[bytes, bytes, int], ...]
 Project = Callable[[bytes, Fields, int], bytes]
@@ -513,7 +514,8 @@ _templated = st.one_of(
     _action)
 
 
-@settings(max_examples=60 if UNDER_MEMCHECK else 600, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60 if UNDER_MEMCHECK else examples(600),
+          suppress_health_check=[HealthCheck.too_slow])
 @given(actions=st.lists(_templated, max_size=8), names=st.lists(
     st.sampled_from((*NAMES, "__typename")), min_size=1, max_size=6), cut=st.floats(0, 1),
     flips=st.lists(st.tuples(st.floats(0, 1), st.integers(0, 255)), max_size=2),
