@@ -41,6 +41,7 @@ from graphql import (
     InlineFragmentNode,
     OperationDefinitionNode,
     SelectionSetNode,
+    ValueNode,
     VariableNode,
     value_from_ast_untyped,
 )
@@ -194,48 +195,74 @@ def _hand(state: Any) -> int:
     return len(hand) if isinstance(hand, list | tuple) else 0
 
 
-def _cost(roots: tuple[FieldNode, ...], variables: dict[str, Any] | None) -> int:
-    """The cost of an operation's costly root fields."""
-    total = 0
+#: a costly root field as ``Measured.exceeded`` reads it: a constant (``__schema``, ``batch``,
+#: ``audit``), or its ``state`` and ``actions`` arguments, each a variable's name, a value's
+#: syntax node (read with the variables when asked) or None (not given; of equal arguments,
+#: the last)
+Term = int | tuple[str | ValueNode | None, str | ValueNode | None]
+
+
+def _terms(roots: tuple[FieldNode, ...]) -> tuple[Term, ...]:
+    """The terms of an operation's costly root fields, read off the syntax tree once."""
+    terms: list[Term] = []
     for node in roots:
         if node.name.value == "__schema":
-            total += SCHEMA_COST
+            terms.append(SCHEMA_COST)
+        elif node.name.value in BULK_FIELDS:
+            terms.append(BULK_COST)
+        else:
+            args: dict[str, str | ValueNode] = {}
+            for arg in node.arguments or ():
+                value = arg.value
+                args[arg.name.value] = (value.name.value if isinstance(value, VariableNode)
+                                        else value)
+            terms.append((args.get("state"), args.get("actions")))
+    return tuple(terms)
+
+
+def _argument(given: str | ValueNode | None, variables: dict[str, Any] | None) -> Any:
+    if given is None:
+        return None
+    if type(given) is str:  # the usual case: the value is a variable's
+        return variables.get(given) if variables else None
+    try:
+        return value_from_ast_untyped(given, variables)  # type: ignore[arg-type]
+    except Exception:  # noqa: BLE001 (the validation reports what is wrong with it)
+        return None
+
+
+def _cost(terms: tuple[Term, ...], variables: dict[str, Any] | None) -> int:
+    """The cost of an operation's costly root fields."""
+    total = 0
+    for term in terms:
+        if type(term) is int:
+            total += term
             continue
-        if node.name.value in BULK_FIELDS:
-            total += BULK_COST
-            continue
-        args: dict[str, Any] = {}
-        for arg in node.arguments or ():
-            value = arg.value
-            if isinstance(value, VariableNode):  # the usual case: the value is a variable's
-                args[arg.name.value] = variables.get(value.name.value) if variables else None
-                continue
-            try:
-                args[arg.name.value] = value_from_ast_untyped(value, variables)
-            except Exception:  # noqa: BLE001 (the validation reports what is wrong with it)
-                args[arg.name.value] = None
-        actions = args.get("actions")
-        given = len(actions) if isinstance(actions, list) else 0
-        total += 1 + _hand(args.get("state")) + (given + 3) // 4
+        state, actions = term  # type: ignore[misc]
+        listed = _argument(actions, variables)
+        given = len(listed) if isinstance(listed, list) else 0
+        total += 1 + _hand(_argument(state, variables)) + (given + 3) // 4
     return total
 
 
 @dataclass(frozen=True)
 class Measured:
     """A document's limits exceeded whatever the variables (``static``), and what the cost
-    reads: per operation, its root fields that cost (``legalActions``, ``check``, ``apply``,
-    ``__schema``, ``batch``, ``audit``)."""
+    reads: per operation, the terms of its root fields that cost (``legalActions``,
+    ``check``, ``apply``, ``__schema``, ``batch``, ``audit``)."""
 
     static: tuple[Exceeded, ...]
-    roots: tuple[tuple[FieldNode, ...], ...]
+    terms: tuple[tuple[Term, ...], ...]
     cost_limit: int
 
     def exceeded(self, variables: dict[str, Any] | None) -> list[Exceeded]:
         """Every limit exceeded with these variables (none: the document may be validated and
         run)."""
         found = list(self.static)
-        if self.roots:
-            cost = max(_cost(roots, variables) for roots in self.roots)
+        terms = self.terms
+        if terms:
+            cost = (_cost(terms[0], variables) if len(terms) == 1
+                    else max(_cost(t, variables) for t in terms))
             if cost > self.cost_limit:
                 found.append(Exceeded("TOO_COSTLY", cost, self.cost_limit))
         return found
@@ -267,7 +294,8 @@ def measure(document: DocumentNode, limits: Limits) -> Measured:
              Exceeded("TOO_MANY_FIELDS", total.fields, limits.fields),
              Exceeded("TOO_MANY_REPEATED_FIELDS", total.repeated, limits.repeated),
              Exceeded("TOO_MANY_ALIASES", total.aliases, limits.aliases))
-    return Measured(tuple(e for e in found if e.found > e.limit), roots, limits.cost)
+    return Measured(tuple(e for e in found if e.found > e.limit),
+                    tuple(_terms(r) for r in roots), limits.cost)
 
 
 def token_key(document: DocumentNode) -> tuple[str | None, int]:

@@ -360,6 +360,43 @@ def test_validation_is_cached_by_tokens_not_text(http: TestClient) -> None:
     assert len(service_graphql._valid) == 2
 
 
+@pytest.mark.parametrize(("query", "variables", "cost"), [
+    # 1 + the hand to move (3 cards) + a quarter of the actions given, rounded up
+    ("query($s: JSON!) { legalActions(state: $s) { seat } }", {"s": "HAND"}, 4),
+    ("query($s: JSON!) { legalActions(state: $s) { seat } }", {}, 1),
+    ("query($s: JSON!) { legalActions(state: $s) { seat } }", None, 1),
+    ("query($s: JSON!) { legalActions(state: $s) { seat } }", {"s": "READ"}, 4),
+    ('{ legalActions(state: {turn: {seat: 1}, hands: [[], ["AS", "2C"]]}) { seat } }', {}, 3),
+    ("query($s: JSON, $t: JSON) { legalActions(state: $s, state: $t) { seat } }",
+     {"s": "HAND", "t": None}, 1),  # of equal arguments the last counts
+    ("query($s: JSON!, $a: [ActionInput!]!) { check(state: $s, actions: $a) { __typename } }",
+     {"s": "HAND", "a": [{"type": "DRAW"}] * 5}, 6),
+    ("query($s: JSON!, $a: ActionInput!) { check(state: $s, actions: [$a, $a]) { __typename } }",
+     {"s": "HAND", "a": {"type": "DRAW"}}, 5),
+    ("query($s: JSON!) { check(state: $s, actions: [$nope]) { __typename } }", {"s": "HAND"}, 5),
+    ("query($s: JSON!) { a: legalActions(state: $s) { seat } __schema { queryType { name } } "
+     "b: batch(operations: []) { __typename } }", {"s": "HAND"}, 4 + 100 + 100),
+    ("query A($s: JSON!) { legalActions(state: $s) { seat } } query B { __schema { __typename } }",
+     {"s": "HAND"}, 100),  # the costliest operation
+    ("{ variants { id } }", {}, None),
+])
+def test_the_cost_reads_each_costly_root_s_arguments(query: str, variables: dict[str, Any] | None,
+                                                     cost: int | None) -> None:
+    """``Measured.exceeded`` with the cost limit at 0: the cost it finds, from the ``state`` and
+    ``actions`` arguments as variables, literals or lists holding variables (a variable that
+    is not given reads as null), a state given as data or read already (``ReadState``)."""
+    from graphql import parse
+
+    state = {"turn": {"seat": 0}, "hands": [["AS", "2C", "3D"]]}
+    read = service_graphql.graphql_cost.ReadState(b"", {"state": {**state, "hands": [(1, 2, 3)]}})
+    given = None if variables is None else {
+        k: state if v == "HAND" else read if v == "READ" else v for k, v in variables.items()}
+    measured = service_graphql.graphql_cost.measure(parse(query), service_graphql.graphql_cost.Limits(
+        depth=15, fields=300, repeated=20, aliases=8, cost=0))
+    found = [e.found for e in measured.exceeded(given) if e.code == "TOO_COSTLY"]
+    assert found == ([] if cost is None else [cost])
+
+
 def test_parsed_documents_are_bounded_by_memory() -> None:
     documents = service_graphql._Documents(
         service_graphql.graphql_cost.Limits(depth=15, fields=300, repeated=20, aliases=8,
