@@ -38,7 +38,7 @@ from strawberry.types import ExecutionResult
 from canasta_referee.schema import canonical, text
 
 from . import graphql_cost, graphql_fast
-from .cache import Entry
+from .cache import Entry, Lookup
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -548,8 +548,9 @@ async def _answered(context: dict[str, Any], state: JSON | graphql_cost.ReadStat
     """The REST answer (status, JSON text) to legal-actions of ``state``."""
     if isinstance(state, graphql_cost.ReadState):  # the fast path read it (``_read_body``)
         svc: Service = context["svc"]
-        status, content, _ = await svc.answer("legal-actions", state.body, context["lang"],
-                                              state.data)
+        answer = svc.prepare("legal-actions", state.body, context["lang"], state.data)
+        status, content, _ = (await svc.looked_up(answer) if isinstance(answer, Lookup)
+                              else answer)  # (``svc.answer``, one coroutine less)
         return status, content
     return await _rendered(context, "legal-actions", {"state": state})
 

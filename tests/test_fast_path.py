@@ -124,10 +124,10 @@ def test_an_unexpected_error_is_a_logged_500(monkeypatch: pytest.MonkeyPatch,
                                             capfd: pytest.CaptureFixture[str]) -> None:
     target = app()
 
-    async def broken(*args: Any) -> Any:
+    def broken(*args: Any) -> Any:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(target.state.svc, "answer", broken)
+    monkeypatch.setattr(target.state.svc, "prepare", broken)  # what the route asks first
     status, headers, body = post(target, "/v1/score", [BODY], JSON_HEADERS)
     assert status == 500 and orjson.loads(body)["code"] == "INTERNAL_ERROR"
     assert headers[b"content-type"] == b"application/problem+json"
