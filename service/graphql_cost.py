@@ -223,10 +223,10 @@ def _terms(roots: tuple[FieldNode, ...]) -> tuple[Term, ...]:
 def _argument(given: str | ValueNode | None, variables: dict[str, Any] | None) -> Any:
     if given is None:
         return None
-    if type(given) is str:  # the usual case: the value is a variable's
+    if isinstance(given, str):  # the usual case: the value is a variable's
         return variables.get(given) if variables else None
     try:
-        return value_from_ast_untyped(given, variables)  # type: ignore[arg-type]
+        return value_from_ast_untyped(given, variables)
     except Exception:  # noqa: BLE001 (the validation reports what is wrong with it)
         return None
 
@@ -235,10 +235,10 @@ def _cost(terms: tuple[Term, ...], variables: dict[str, Any] | None) -> int:
     """The cost of an operation's costly root fields."""
     total = 0
     for term in terms:
-        if type(term) is int:
+        if isinstance(term, int):
             total += term
             continue
-        state, actions = term  # type: ignore[misc]
+        state, actions = term
         listed = _argument(actions, variables)
         given = len(listed) if isinstance(listed, list) else 0
         total += 1 + _hand(_argument(state, variables)) + (given + 3) // 4
