@@ -34,7 +34,9 @@ except ImportError:  # an editable install, a pure-Python wheel, no C compiler
 #: text from the texts it would write for the template, a few copies instead of reading its keys
 #: (a slot: one string, or strings with a comma between; schema/_project.c's SLOT_*)
 SLOT_STRING, SLOT_STRINGS = 1, 2
-ACTION_TEMPLATES: tuple[tuple[bytes, int, tuple[bytes, ...]], ...] = (
+#: a template: its text before the slot, the slot's kind, every text that may follow the slot
+Template = tuple[bytes, int, tuple[bytes, ...]]
+ACTION_TEMPLATES: tuple[Template, ...] = (
     (wire.MELD_START.encode(), SLOT_STRINGS,
      tuple(end.encode() for ends in wire.MELD_ENDS for end in ends)),
     (wire.DISCARD_START.encode(), SLOT_STRING,

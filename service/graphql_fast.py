@@ -49,7 +49,7 @@ from graphql import (
 )
 from graphql.pyutils import Undefined
 
-from canasta_referee.schema.text import SLOT_STRING, SLOT_STRINGS
+from canasta_referee.schema.text import SLOT_STRING, SLOT_STRINGS, Template
 
 #: the strawberry definition a graphql-core type or field refers back to
 BACKREF = "strawberry-definition"
@@ -62,10 +62,6 @@ Get = Callable[[Any], Any]
 #: schema/_project.c's ``project(text, fields, shape[, templates])``: a JSON list of objects
 #: written again with the selected leaf fields only (raises ValueError where it cannot)
 Project = Callable[..., bytes]
-#: a kind of object a list's text mostly holds, as the text is written (``project``'s
-#: templates): its text before a slot, the slot (``SLOT_STRING``: one string, ``SLOT_STRINGS``:
-#: strings with a comma between) and every text that may follow the slot
-Template = tuple[bytes, int, tuple[bytes, ...]]
 #: what a template's slot holds while ``typed_templates`` works out its texts, and what it holds
 #: again to check them
 _SLOTS = {SLOT_STRING: (b'"~"', b'"~~"'), SLOT_STRINGS: (b'"~"', b'"~~","~~~"')}
