@@ -196,6 +196,7 @@ class Cache:
         metrics.redis_writes_pending.set_function(lambda: self._writing)
         metrics.cache_bytes.set_function(lambda: self.local.bytes)
         metrics.cache_entries.set_function(lambda: len(self.local))
+        metrics.cache_evictions.set_function(lambda: self.local.evictions)
 
     @property
     def redis(self) -> Redis | RedisCluster | None:
@@ -221,15 +222,11 @@ class Cache:
         return False
 
     def keep(self, key: Hashable, entry: Entry) -> None:
-        """``entry`` in the in-process tier (its size already checked), evictions counted.
+        """``entry`` in the in-process tier (its size already checked; the tier counts evictions).
         The tier keeps a copy of the answer's bytes: orjson's output keeps the buffer it was
         written in (4 KiB for a 100-byte answer, 64 KiB for 5 KB), and each kept answer
         would hold that allocation's touched pages, 4 to 5 times what it counts."""
-        local = self.local
-        evictions = local.evictions
-        local.put(key, Entry.of(entry.status, memoryview(entry.body).tobytes()))
-        if local.evictions != evictions:
-            self.metrics.cache_evictions.inc(local.evictions - evictions)
+        self.local.put(key, Entry.of(entry.status, memoryview(entry.body).tobytes()))
 
     def store(self, op: str, key: Hashable, entry: Entry) -> bool:
         """A computed answer, kept in process under ``key`` and counted as a miss; whether it
