@@ -221,21 +221,24 @@ class Cache:
         self.metrics.of(self.metrics.cache_too_large, op).inc()
         return False
 
-    def keep(self, key: Hashable, entry: Entry) -> None:
+    def keep(self, key: Hashable, entry: Entry, sized: bool = False) -> None:
         """``entry`` in the in-process tier (its size already checked; the tier counts evictions).
         The tier keeps a copy of the answer's bytes: orjson's output keeps the buffer it was
         written in (4 KiB for a 100-byte answer, 64 KiB for 5 KB), and each kept answer
-        would hold that allocation's touched pages, 4 to 5 times what it counts."""
-        self.local.put(key, Entry.of(entry.status, memoryview(entry.body).tobytes()))
+        would hold that allocation's touched pages, 4 to 5 times what it counts. ``sized``:
+        the bytes were made at their length (a join's), and are kept as they are."""
+        self.local.put(key, entry if sized else
+                       Entry.of(entry.status, memoryview(entry.body).tobytes()))
 
-    def store(self, op: str, key: Hashable, entry: Entry) -> bool:
-        """A computed answer, kept in process under ``key`` and counted as a miss; whether it
-        was cacheable. Without Redis the caller awaits nothing between its look-up and this
-        store, so no identical request can come between them: no single flight is needed."""
+    def store(self, op: str, key: Hashable, entry: Entry, sized: bool = False) -> bool:
+        """A computed answer, kept in process under ``key`` (``keep``) and counted as a miss;
+        whether it was cacheable. Without Redis the caller awaits nothing between its look-up
+        and this store, so no identical request can come between them: no single flight is
+        needed."""
         self.metrics.cache_misses.inc(op)
         keep = self.cacheable(op, entry)
         if keep:
-            self.keep(key, entry)
+            self.keep(key, entry, sized)
         return keep
 
     async def shared(self, op: str, local: Hashable, shared: str,

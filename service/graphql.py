@@ -1187,7 +1187,7 @@ class _View(GraphQL[dict[str, Any], None]):
                 return seen.body
         answer = await self._planned(raw, lang)
         if key is not None and answer is not None:
-            svc.cache.store("graphql", key, Entry.of(200, answer))
+            svc.cache.store("graphql", key, Entry.of(200, answer), sized=True)  # (a join's)
         return answer
 
     async def _planned(self, raw: bytes, lang: str) -> bytes | None:

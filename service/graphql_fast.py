@@ -114,7 +114,7 @@ class Plan:
     async def write(self, variables: Mapping[str, Any] | None, answer: AnswerRoot,
                     value_of: ValueOf) -> bytes:
         """The JSON text graphql-core's answer is written as (``{"data":...}``, as orjson
-        writes it); raises ``Unsupported``."""
+        writes it), a new ``bytes`` made at its length (a join); raises ``Unsupported``."""
         variables = variables or {}
         for name in self.required:
             if variables.get(name) is None:

@@ -464,27 +464,39 @@ def test_through_the_app_the_tier_is_bounded_by_bytes() -> None:
         assert "canasta_cache_evictions_total 3.0" in metrics  # 0, 1 and then 2 (for 0 again)
 
 
+#: a typed legalActions query the GraphQL route answers from its plan (and keeps in process)
+TYPED = ("query($s: JSON!) { legalActions(state: $s) { __typename ... on LegalActions { seat "
+         "actions { type cards card rank } } } }")
+
+
 @pytest.mark.parametrize("kind", ["small", "large"])
-def test_the_counted_bytes_are_what_the_tier_allocates(kind: str) -> None:
+@pytest.mark.parametrize("path", ["/v1/legal-actions", "/graphql"])
+def test_the_counted_bytes_are_what_the_tier_allocates(kind: str, path: str) -> None:
     """The bytes the tier counts are within a quarter of what it really keeps allocated
     (tracemalloc, over 1,000 small or 40 large answers sent through the app): a
     CACHE_MAX_BYTES bound is a bound on memory. Small answers were kept in orjson's 4 KiB
-    output buffer each before the tier copied them (about five times what they counted)."""
+    output buffer each before the tier copied them (about five times what they counted).
+    A planned GraphQL query keeps two entries: the legal-actions answer (orjson's, copied) and
+    its own answer, kept as the plan made it (``sized``)."""
     from .hostile import legal_actions_full_hand
 
     count = 1000 if kind == "small" else 40
+    entries = 2 if path == "/graphql" else 1
 
     def request(n: int) -> bytes:
-        return small(n) if kind == "small" else legal_actions_full_hand(n)[1]
+        rest = small(n) if kind == "small" else legal_actions_full_hand(n)[1]
+        if path == "/graphql":
+            return orjson.dumps({"query": TYPED, "variables": {"s": orjson.loads(rest)["state"]}})
+        return rest
 
     app = create_app(Settings(log_level="warning", cache_size=10**6))
     local = app.state.svc.cache.local
 
     async def scenario() -> tuple[int, int]:
         async with app.router.lifespan_context(app):
-            for n in range(5):  # warm up: every lazy import and table
-                await asgi_post(app, "/v1/legal-actions", request(500_000 + n))
-            counted = local.bytes
+            for n in range(5):  # warm up: every lazy import and table (and the plan)
+                await asgi_post(app, path, request(500_000 + n))
+            counted, held = local.bytes, len(local)
             gc.collect()
             tracemalloc.start()
             try:
@@ -494,16 +506,16 @@ def test_the_counted_bytes_are_what_the_tier_allocates(kind: str) -> None:
                 # them; orjson's output, which request() makes, would keep a larger buffer)
                 bodies = [memoryview(request(n)).tobytes() for n in range(count)]
                 for body in bodies:
-                    status, _, _ = await asgi_post(app, "/v1/legal-actions", body)
-                    assert status == 200
+                    status, _, answer = await asgi_post(app, path, body)
+                    assert status == 200 and b'"errors"' not in answer
                 del bodies  # the request bodies the tier keeps as keys are counted: still held
                 gc.collect()
                 kept = tracemalloc.get_traced_memory()[0] - before
             finally:
                 tracemalloc.stop()
+            assert len(local) - held == entries * count
             return kept, local.bytes - counted
 
     kept, counted = asyncio.run(scenario())
-    assert len(local) == count + 5
-    print(f"{kind}: kept {kept} bytes, counted {counted}")
+    print(f"{kind} {path}: kept {kept} bytes, counted {counted}")
     assert 0.75 * kept <= counted <= 1.25 * kept, (kept, counted)
