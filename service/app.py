@@ -25,6 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from canasta_referee import engine
 from canasta_referee.engine import audit, wire
+from canasta_referee.engine.legal import LegalActions
 from canasta_referee.engine.rules import RuleSet
 from canasta_referee.schema import handlers, text
 
@@ -77,6 +78,11 @@ def language(header: str | None) -> str:
 
 def render(answer: dict[str, Any]) -> bytes:
     return orjson.dumps(answer)
+
+
+def _as_is(actions: LegalActions) -> object:
+    """A legal-action list left as the engine gave it (``Service.legal_actions``)."""
+    return actions
 
 
 _STATUS_TEXT: dict[int, tuple[str, str, str]] = {
@@ -302,6 +308,35 @@ class Service:
             return entry.status, entry.body, "miss"
         return Lookup(op, key, self.key(op, lang, handlers.canonical_bytes(data), rules),
                       compute)
+
+    def legal_actions(self, body: bytes, lang: str, data: dict[str, Any]
+                      ) -> tuple[int, bytes, str | None] | Lookup | dict[str, Any]:
+        """legal-actions of a request already read (``data``), for a planned GraphQL document:
+        as ``prepare`` answers it, but where it is computed here and goes to no Redis, a
+        successful answer is the engine's (a dict, its actions ``LegalActions``), neither
+        rendered nor kept in process: the GraphQL answer written from it is kept instead (one
+        entry, not two, and no REST text written only to be projected)."""
+        op = "legal-actions"
+        redis, cacheable, uncached = self.mode(op)
+        rules = None if redis else self.rules(data)
+        if rules is None:
+            return self.prepare(op, body, lang, data)
+        key: Hashable = None
+        if cacheable:
+            key = self.local_key(op, lang, body)
+            seen = self.cache.local.get(key)
+            if seen is not None:
+                self.metrics.cache_hits.inc(op, "local")
+                return seen.status, seen.body, "hit"
+        status, answer = handlers.run(op, data, lang, rules, _as_is, self.limits)
+        if status == 200:
+            if cacheable:
+                self.metrics.cache_misses.inc(op)
+            return answer
+        content = render(answer)
+        if cacheable:
+            self.cache.store(op, key, Entry.of(status, content))
+        return status, content, "miss" if cacheable else uncached
 
     async def batch(self, body: bytes, lang: str, gone: Callable[[], bool] | None = None
                     ) -> tuple[int, bytes, list[str]] | None:

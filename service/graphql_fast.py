@@ -10,7 +10,10 @@ and the answer is written out as graphql-core would write it, every leaf coerced
 a list of dicts given as JSON text whose selected fields are all leaves is written from that
 text by the native projector (schema/_project.c) where it is installed. Where the selection of a
 root field's successful answer reads nothing but parts of the REST answer's text (``Split``) and
-such lists, that answer is written straight from the text, without a value made or completed.
+such lists, that answer is written straight from the text, without a value made or completed;
+and where the answer comes unrendered (``Unrendered``: computed for this request, no REST text
+written yet), from its parts, its lists written from their values by a ``list_writers`` writer
+(the same text the projector would write of their REST text), else from the REST text after all.
 Whatever the plan does not cover at run time
 (a null in a non-null field, a value its scalar would refuse, a missing variable, a text the
 projector refuses) raises ``Unsupported``, and strawberry answers the request as before; so do
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple, Protocol
 
 import orjson
 from graphql import (
@@ -71,12 +74,32 @@ _SLOTS = {SLOT_STRING: (b'"~"', b'"~~"'), SLOT_STRINGS: (b'"~"', b'"~~","~~~"')}
 #: makes them grow past that by sending new selections
 TYPED: dict[tuple[str, tuple[tuple[bytes, bytes, int], ...]], tuple[Any, ...]] = {}
 TYPED_KEPT = 64
-#: a root field's REST answer: its status and JSON text
-Answered = tuple[int, bytes]
+#: a list value (not its text) written as a selection's projection writes the list's JSON text;
+#: None where it is not written so (project its text)
+ListWriter = Callable[[Any], bytes | None]
+#: a selection's ``ListWriter`` made of its typed templates (``typed_templates``) and its
+#: projection of one object's text (a list of one, ``[...]``); None where there is none
+MakeListWriter = Callable[[tuple[Any, ...], Callable[[bytes], bytes]], ListWriter | None]
+
+
+class Unrendered(Protocol):
+    """A root field's successful answer (status 200) whose REST text is not written yet: its
+    parts as ``Split`` would give them (None where the answer would not split so), its lists
+    written by a selection's ``ListWriter`` (None: not so), and its REST text (for all else)."""
+
+    def part(self, name: str) -> bytes | None: ...
+
+    def listed(self, name: str, write: ListWriter) -> bytes | None: ...
+
+    def text(self) -> bytes: ...
+
+
+#: a root field's REST answer: its status and JSON text (or, status 200, ``Unrendered``)
+Answered = tuple[int, bytes | Unrendered]
 #: answers a root field: (field name, arguments) -> the REST answer of its operation
 AnswerRoot = Callable[[str, dict[str, Any]], Awaitable[Answered]]
 #: the value a root field's resolver makes of its REST answer: (field name, answer) -> value
-ValueOf = Callable[[str, Answered], Any]
+ValueOf = Callable[[str, tuple[int, bytes]], Any]
 #: the parts of a successful REST answer as JSON texts (bytes, or views of the answer's), by
 #: name, each exactly what orjson writes for the value graphql-core completes the field that
 #: reads it to; None where the answer is not laid out so
@@ -137,8 +160,14 @@ class Plan:
                 raise Unsupported("the resolver raised") from exc
             out.append(root.prefix)
             try:
-                if root.write is None or not root.write(answered, out):
-                    out.append(orjson.dumps(root.complete(value_of(root.name, answered))))
+                if root.write is not None and root.write(answered, out):
+                    continue
+                status, content = answered
+                if not isinstance(content, bytes):  # written as REST writes it, after all
+                    content = content.text()
+                    if root.write is not None and root.write((status, content), out):
+                        continue
+                out.append(orjson.dumps(root.complete(value_of(root.name, (status, content)))))
             except Unsupported:
                 raise
             except Exception as exc:  # a value the plan did not expect: strawberry's turn
@@ -147,13 +176,22 @@ class Plan:
         return b"".join(out)
 
 
+class Projection(NamedTuple):
+    """A selection's list written again (``_Planner.projector``): from its JSON text
+    (``write``), and where it can, from its value (``direct``)."""
+
+    write: Callable[[bytes], bytes]
+    direct: ListWriter | None
+
+
 class _Planner:
     def __init__(self, schema: GraphQLSchema, document: DocumentNode,
                  resolvers: Mapping[tuple[str, str], Get], dict_types: frozenset[str],
                  texts: Mapping[tuple[str, str], Get], project: Project | None,
                  split: Mapping[str, tuple[str, Split]],
                  parts: Mapping[tuple[str, str], str],
-                 templates: Mapping[str, tuple[Template, ...]]) -> None:
+                 templates: Mapping[str, tuple[Template, ...]],
+                 list_writers: Mapping[str, MakeListWriter]) -> None:
         self.schema = schema
         self.fragments = {d.name.value: d for d in document.definitions
                           if isinstance(d, FragmentDefinitionNode)}
@@ -164,6 +202,7 @@ class _Planner:
         self.split = split
         self.parts = parts
         self.templates = templates
+        self.list_writers = list_writers
 
     def collect(self, runtime: GraphQLObjectType,
                 sets: Iterable[SelectionSetNode]) -> dict[str, list[FieldNode]]:
@@ -286,7 +325,7 @@ class _Planner:
                 and self.schema.is_sub_type(named, runtime)):
             return None
         sets = [n.selection_set for n in nodes if n.selection_set is not None]
-        pieces: list[tuple[bytes, str, Callable[[bytes], bytes] | None]] = []
+        pieces: list[tuple[bytes, str, Projection | None]] = []
         for i, (key, group) in enumerate(self.collect(runtime, sets).items()):
             prefix = _member(key, first=not i)
             field = group[0].name.value
@@ -305,7 +344,11 @@ class _Planner:
 
         def write(answered: Answered, out: list[bytes | memoryview]) -> bool:
             status, text = answered
-            split_text = split(text) if status == 200 else None
+            if status != 200:
+                return False
+            if not isinstance(text, bytes):
+                return unrendered(text, out)
+            split_text = split(text)
             if split_text is None:
                 return False
             written: list[bytes | memoryview] = [b"{"]
@@ -313,9 +356,23 @@ class _Planner:
                 written.append(prefix)
                 if part:
                     written.append(split_text[part] if project is None
-                                   else project(bytes(split_text[part])))
+                                   else project.write(bytes(split_text[part])))
             written.append(b"}")
             out += written  # (all or nothing: a projection may raise)
+            return True
+
+        def unrendered(answer: Unrendered, out: list[bytes | memoryview]) -> bool:
+            written: list[bytes | memoryview] = [b"{"]
+            for prefix, part, project in spec:
+                written.append(prefix)
+                if part:
+                    text = (answer.part(part) if project is None else None
+                            if project.direct is None else answer.listed(part, project.direct))
+                    if text is None:
+                        return False
+                    written.append(text)
+            written.append(b"}")
+            out += written
             return True
 
         return write
@@ -323,17 +380,19 @@ class _Planner:
     def projected(self, type_: GraphQLOutputType, nodes: list[FieldNode]) -> Complete | None:
         """``projector``'s text as an ``orjson.Fragment``, the completion of such a list read
         as its JSON text."""
-        projector = self.projector(type_, nodes)
-        if projector is None:
+        projection = self.projector(type_, nodes)
+        if projection is None:
             return None
-        return lambda text: orjson.Fragment(projector(text))
+        write = projection.write
+        return lambda text: orjson.Fragment(write(text))
 
     def projector(self, type_: GraphQLOutputType, nodes: list[FieldNode]
-                  ) -> Callable[[bytes], bytes] | None:
+                  ) -> Projection | None:
         """A list of ``dict_types`` objects whose selected fields are all leaves (String, Int,
         Boolean, lists of them, ``__typename``), written from the list's JSON text by
-        ``project`` (schema/_project.c) as graphql-core completes it; None where ``project``
-        is not installed or the selection is not such."""
+        ``project`` (schema/_project.c) as graphql-core completes it, and where a
+        ``list_writers`` entry makes one for its templates, from the list's value; None where
+        ``project`` is not installed or the selection is not such."""
         project, shape = self.project, 0
         if project is None:
             return None
@@ -369,9 +428,11 @@ class _Planner:
         if typed is None and len(TYPED) < TYPED_KEPT:
             typed = TYPED[item.name, spec] = typed_templates(
                 project, spec, self.templates.get(item.name, ()))
-        if typed:
-            return lambda text: project(text, spec, shape, typed)
-        return lambda text: project(text, spec, shape)
+        if not typed:
+            return Projection(lambda text: project(text, spec, shape), None)
+        make = self.list_writers.get(item.name)
+        direct = None if make is None else make(typed, lambda text: project(text, spec, 0))
+        return Projection(lambda text: project(text, spec, shape, typed), direct)
 
     def python_name(self, parent: GraphQLObjectType, name: str) -> str:
         """The attribute (or, for ``dict_types``, the key) a field without a resolver reads."""
@@ -578,7 +639,8 @@ def plan(schema: GraphQLSchema, document: DocumentNode, roots: frozenset[str],
          variable_types: frozenset[str], texts: Mapping[tuple[str, str], Get] | None = None,
          project: Project | None = None, split: Mapping[str, tuple[str, Split]] | None = None,
          parts: Mapping[tuple[str, str], str] | None = None,
-         templates: Mapping[str, tuple[Template, ...]] | None = None) -> Plan | None:
+         templates: Mapping[str, tuple[Template, ...]] | None = None,
+         list_writers: Mapping[str, MakeListWriter] | None = None) -> Plan | None:
     """The plan of a document validated against ``schema``, or None when it is not one the
     fast path covers: one query operation; root fields in ``roots`` (every argument a
     variable) or ``__typename``; every variable of a type in ``variable_types`` (scalars
@@ -590,7 +652,9 @@ def plan(schema: GraphQLSchema, document: DocumentNode, roots: frozenset[str],
     ``split``: for root fields, the object type a successful (status 200) REST answer
     completes to and how that answer's text splits into parts; ``parts``: for fields of such
     types, the part each reads (``_Planner.writer``); ``templates``: for ``dict_types``, the
-    kinds of object their lists' texts mostly hold (``typed_templates``)."""
+    kinds of object their lists' texts mostly hold (``typed_templates``); ``list_writers``:
+    for ``dict_types``, what makes a selection's writer of a list's value (``Unrendered``
+    answers' lists) from its typed templates."""
     operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
     query = schema.query_type
     if (len(operations) != 1 or operations[0].operation is not OperationType.QUERY
@@ -609,7 +673,7 @@ def plan(schema: GraphQLSchema, document: DocumentNode, roots: frozenset[str],
         if non_null:
             required.append(var.variable.name.value)
     planner = _Planner(schema, document, resolvers, dict_types, texts or {}, project,
-                       split or {}, parts or {}, templates or {})
+                       split or {}, parts or {}, templates or {}, list_writers or {})
     out: list[_Root | bytes] = []
     try:
         for key, group in planner.collect(query, [operation.selection_set]).items():

@@ -65,6 +65,8 @@ def http(request: pytest.FixtureRequest,
                 return answer
 
             m.setattr(service_graphql, "PROJECT", project)
+            # typed lists computed here written straight from the engine's list
+            m.setattr(service_graphql, "ACTIONS_TEXT", module.actions_text)
             # requests in canonical form read by the native reader (schema/_read.c), as a
             # wheel's install reads them; else by the msgspec structs
             module.set_cards({code: parse_card(code) for code in models.CANONICAL_CARDS})
@@ -72,6 +74,7 @@ def http(request: pytest.FixtureRequest,
                 canonical.engine_request, native=module.read_request))
         else:
             m.setattr(service_graphql, "PROJECT", None)
+            m.setattr(service_graphql, "ACTIONS_TEXT", None)
         with TestClient(create_app(Settings(log_level="warning")),
                         raise_server_exceptions=False) as c:
             c.app.state.projected = projected  # type: ignore[attr-defined]
@@ -210,6 +213,14 @@ def spy(monkeypatch: pytest.MonkeyPatch, name: str, record: Callable[..., Any]) 
 ANSWERED = service_graphql._answered
 
 
+def answer_with(monkeypatch: pytest.MonkeyPatch,
+                answered: Callable[..., Awaitable[tuple[int, bytes]]]) -> None:
+    """The REST answers of the resolvers and of the plans (``_planned_answer``: else the
+    engine's answer, unrendered, where it computes one) given by ``answered``."""
+    monkeypatch.setattr(service_graphql, "_answered", answered)
+    monkeypatch.setattr(service_graphql, "_planned_answer", answered)
+
+
 def relaid(how: Callable[[dict[str, Any]], dict[str, Any]], status: int | None = None
            ) -> Callable[..., Awaitable[tuple[int, bytes]]]:
     """``_answered`` with its REST answer read, changed by ``how`` and written again, its status
@@ -258,7 +269,7 @@ def test_an_answer_laid_out_otherwise_is_completed_as_a_value(
     strawberry's. One whose status is not 200 is never written as ``LegalActions``."""
     for how in (lambda d: {"phase": d["phase"], "seat": d["seat"], "actions": d["actions"]},
                 lambda d: {**d, "next": 1}):
-        monkeypatch.setattr(service_graphql, "_answered", relaid(how))
+        answer_with(monkeypatch, relaid(how))
         for query in (ACTIONS_JSON, HOT, EVERYTHING):
             post(http, query, {"s": six})  # validated (by strawberry, the first time)
             made.clear()
@@ -266,7 +277,7 @@ def test_an_answer_laid_out_otherwise_is_completed_as_a_value(
             post(http, query, {"s": six})
             assert len(executions) == before and made == [200], query
             same(http, executions, query, {"s": six})
-    monkeypatch.setattr(service_graphql, "_answered", relaid(lambda d: d, status=422))
+    answer_with(monkeypatch, relaid(lambda d: d, status=422))
     assert same(http, executions, ACTIONS_JSON, {"s": six}, fast=False)["errors"]
 
 
@@ -341,6 +352,55 @@ def test_every_action_field_over_played_deals(http: TestClient, executions: list
     assert {"draw", "meld", "discard", "ask", "answer"} <= kinds
 
 
+@pytest.fixture(scope="module")
+def uncached(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """The app with nothing cached (``CACHE_SIZE=0``) and the native writer and projector built
+    from the checkout: every planned ``legalActions`` is computed by the engine and its typed
+    list written straight from the engine's list (``text.typed_writer``)."""
+    module = memcheck.native_module(tmp_path_factory.mktemp("native"))
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(service_graphql, "PROJECT", module.project)
+        m.setattr(service_graphql, "ACTIONS_TEXT", module.actions_text)
+        with TestClient(create_app(Settings(log_level="warning", cache_size=0)),
+                        raise_server_exceptions=False) as c:
+            yield c
+
+
+def test_typed_lists_computed_here_are_written_from_the_engine_s_list(
+        uncached: TestClient, executions: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing cached: a planned answer's typed list is written from the engine's
+    ``LegalActions`` (no REST text made and projected for it), byte for byte as strawberry
+    writes it: states of every variant's playouts; the hot query, every field (``actionsJson``
+    beside), constants and aliases around the cards, in English and German. A selection the
+    writer declines (the cards not read) is projected from the REST text as before."""
+    from tests.test_properties import CONFIGS
+
+    written: list[bool] = []
+    listed = service_graphql._Unrendered.listed
+
+    def spied(self: Any, name: str, write: Any) -> bytes | None:
+        text = listed(self, name, write)
+        written.append(text is not None)
+        return text
+
+    monkeypatch.setattr(service_graphql._Unrendered, "listed", spied)
+    typed = "actions { type cards card rank }"
+    queries = [HOT, EVERYTHING,
+               HOT.replace(typed, "n: __typename a: actions { t: __typename cards c: card type }"),
+               HOT.replace(typed, "actions { rank type }")]
+    sizes = []
+    for n, (variant, options) in enumerate(CONFIGS):
+        for i, (state, actions) in enumerate(playout(engine.rules_for(variant, options), 3,
+                                                     check=False)):
+            if i % 40 == 0:
+                sizes.append(len(actions))
+                for query in queries:
+                    same(uncached, executions, query, {"s": engine.state_to_data(state)},
+                         "de" if n % 2 else "en")
+    assert written.count(True) >= 3 * len(sizes) // 2 and max(sizes) > 50, sizes
+    assert written.count(False) >= len(sizes)
+
+
 def test_what_the_fast_path_leaves_to_strawberry(http: TestClient, executions: list[str],
                                                   six: dict[str, Any]) -> None:
     skip = ("query($s: JSON!, $x: Boolean!) { legalActions(state: $s) { __typename "
@@ -378,7 +438,7 @@ def test_a_value_the_schema_refuses_goes_to_strawberry(
     answer these bodies as they were answered before the resolver broke)."""
     monkeypatch.setattr(http.app.graphql, "cached", False)  # type: ignore[attr-defined]
     for broken in ({"card": "5H"}, {"type": "discard", "card": ["5H"]}):
-        monkeypatch.setattr(service_graphql, "_answered", relaid(
+        answer_with(monkeypatch, relaid(
             lambda d, broken=broken: {**d, "actions": [*d["actions"][:2], broken]}))
         d = same(http, executions, EVERYTHING, {"s": six}, fast=False)
         assert d["errors"]

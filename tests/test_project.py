@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from canasta_referee.engine import wire
-from canasta_referee.schema.text import ACTION_TEMPLATES
+from canasta_referee.schema.text import ACTION_TEMPLATES, typed_writer
 from canasta_referee.service import graphql_fast
 from canasta_referee.service.graphql_fast import (
     KIND_CONSTANT,
@@ -55,9 +55,14 @@ HOT: Fields = ((b'"type":', b"type", STRING),
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Project:
-    module: ModuleType = memcheck.native_module(tmp_path_factory.mktemp("native"))
-    function: Project = module.project
+def native(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    """The native module built from the checkout."""
+    return memcheck.native_module(tmp_path_factory.mktemp("native"))
+
+
+@pytest.fixture(scope="module")
+def project(native: ModuleType) -> Project:
+    function: Project = native.project
     return function
 
 
@@ -486,21 +491,65 @@ def test_templates_write_real_lists_as_the_objects_are_read(project: Project) ->
 
 
 def _real_lists() -> list[bytes]:
-    """Every fifth legal-action list of a playout of each of the property tests'
-    configurations, as the REST answers write it (wire.actions_json: the native writer's text);
-    under memcheck every twentieth of the first four configurations'."""
+    """``_real_legal``'s lists as the REST answers write them (wire.actions_json: the native
+    writer's text)."""
+    return [wire.actions_json(listed).encode() for listed in _real_legal()]
+
+
+def _real_legal() -> list[Any]:
+    """Every fifth legal-action list (the engine's ``LegalActions``) of a playout of each of
+    the property tests' configurations; under memcheck every twentieth of the first four
+    configurations'."""
     from canasta_referee import engine
     from tests.playout import playout
     from tests.test_properties import CONFIGS
 
-    texts = []
+    lists = []
     step = 20 if UNDER_MEMCHECK else 5
     for variant, options in CONFIGS[:4] if UNDER_MEMCHECK else CONFIGS:
         for i, (_, listed) in enumerate(playout(engine.rules_for(variant, options), 7,
                                                 check=False)):
             if i % step == 0 and listed:
-                texts.append(wire.actions_json(listed).encode())
-    return texts
+                lists.append(listed)
+    return lists
+
+
+def test_typed_lists_are_written_from_the_engine_s_lists_as_projected(
+        native: ModuleType) -> None:
+    """``text.typed_writer``: every variant's real legal-action lists written straight from
+    the engine's ``LegalActions`` by the native writer given a selection's typed texts (the
+    other actions projected one by one) are, byte for byte, their REST text projected with the
+    templates. It writes for selections that keep each card's code as it is (the hot one, every
+    field, constants around the cards) and declines the others: the melds' template left out
+    (the cards read twice), the cards or a discard's card not read, a field that differs by
+    rank written before the cards; and lists without melds' context."""
+    project = native.project
+    every = spec([(name, name, kind) for name, kind in _KIND_OF.items()])
+    around = [("n", "Action", KIND_CONSTANT), ("c", "cards", _KIND_OF["cards"]),
+              ("d", "card", _KIND_OF["card"]), ("t", "type", STRING),
+              ("n2", "Action", KIND_CONSTANT)]
+    writes = [HOT, every, spec(around)]
+    declines = [spec([("a", "cards", _KIND_OF["cards"]), ("b", "cards", _KIND_OF["cards"])]),
+                spec([("rank", "rank", _KIND_OF["rank"]), ("t", "type", STRING)]),
+                spec([("rank", "rank", _KIND_OF["rank"]), ("x", "cards", _KIND_OF["cards"])]),
+                spec(around[:2] + around[3:])]  # a discard's card not read
+    lists = _real_legal()
+    for fields in writes + declines:
+        typed = _typed(project, fields)
+        write = typed_writer(typed, lambda t, fields=fields: project(t, fields, 0),
+                                  native=native.actions_text)
+        if fields in declines:
+            assert write is None or all(write(listed) is None for listed in lists), fields
+            continue
+        assert write is not None
+        written = 0
+        for listed in lists:
+            got = write(listed)
+            assert got is not None or listed.ctx is None
+            if got is not None:
+                assert got == project(wire.actions_json(listed).encode(), fields, 0, typed)
+                written += len(listed)
+        assert written > (100 if UNDER_MEMCHECK else 5000), fields
 
 
 _rank = st.one_of(st.sampled_from([*"23456789TJQKA", "wild", "10"]), _code)
