@@ -253,7 +253,7 @@ done:
 
 PyDoc_STRVAR(actions_text_doc,
 "actions_text(codes, head, meld_start, blocks, wilds, ends, tail, discard_start, discards,\n"
-"             discard_end) -> str\n\n"
+"             discard_end, as_bytes=False) -> str (bytes with as_bytes)\n\n"
 "A legal-action list as JSON text: '[' + ','.join(items) + ']', the items in order:\n"
 "head (each already JSON text); the melds of blocks, each meld_start + its cards' codes\n"
 "(joined by commas) + ends[rank]; tail (JSON text); each discard's discard_start + its\n"
@@ -264,10 +264,11 @@ PyDoc_STRVAR(actions_text_doc,
 static PyObject *actions_text(PyObject *self, PyObject *args) {
     PyObject *quoted, *head, *start_text, *blocks, *wilds, *ends, *tail, *discard_text, *discards,
         *discard_end_text;
-    if (!PyArg_ParseTuple(args, "O!O!UO!O!O!O!UO!U:actions_text", &PyTuple_Type, &quoted,
+    int as_bytes = 0;
+    if (!PyArg_ParseTuple(args, "O!O!UO!O!O!O!UO!U|p:actions_text", &PyTuple_Type, &quoted,
                           &PyList_Type, &head, &start_text, &PyList_Type, &blocks, &PyList_Type,
                           &wilds, &PyList_Type, &ends, &PyList_Type, &tail, &discard_text,
-                          &PyList_Type, &discards, &discard_end_text))
+                          &PyList_Type, &discards, &discard_end_text, &as_bytes))
         return NULL;
     Py_ssize_t n_codes = PyTuple_GET_SIZE(quoted);
     Piece *codes = PyMem_Calloc((size_t)n_codes + 1, sizeof(Piece));
@@ -288,10 +289,12 @@ static PyObject *actions_text(PyObject *self, PyObject *args) {
     Buffer out = {NULL, 0, 0, COUNT, 0};
     for (int pass = 0; pass < 2; pass++) {
         if (pass) {
-            result = PyUnicode_New(out.size, 127);
+            result = as_bytes ? PyBytes_FromStringAndSize(NULL, out.size)
+                              : PyUnicode_New(out.size, 127);
             if (!result)
                 goto fail;
-            out = (Buffer){(char *)PyUnicode_DATA(result), 0, out.size, FIXED, 0};
+            char *data = as_bytes ? PyBytes_AS_STRING(result) : (char *)PyUnicode_DATA(result);
+            out = (Buffer){data, 0, out.size, FIXED, 0};
         }
         if (reserve(&out, 1) < 0)
             goto fail;

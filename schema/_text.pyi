@@ -1,9 +1,17 @@
-from typing import Any
+from typing import Any, Literal, overload
 
+@overload
 def actions_text(codes: tuple[str, ...], head: list[str], meld_start: str,
                  blocks: list[tuple[int, list[int], list[tuple[int, int, int]]]],
                  wilds: list[tuple[int, ...]], ends: list[str], tail: list[str],
-                 discard_start: str, discards: list[int], discard_end: str) -> str: ...
+                 discard_start: str, discards: list[int], discard_end: str,
+                 as_bytes: Literal[False] = ..., /) -> str: ...
+@overload
+def actions_text(codes: tuple[str, ...], head: list[str], meld_start: str,
+                 blocks: list[tuple[int, list[int], list[tuple[int, int, int]]]],
+                 wilds: list[tuple[int, ...]], ends: list[str], tail: list[str],
+                 discard_start: str, discards: list[int], discard_end: str,
+                 as_bytes: Literal[True], /) -> bytes: ...
 def counts(size: int, /, *hands: tuple[int, ...]) -> tuple[int, ...]: ...
 def over(copies: tuple[int, ...], seen: list[Any], /) -> bool: ...
 def project(text: bytes, fields: tuple[tuple[bytes, bytes, int], ...], shape: int, /) -> bytes: ...

@@ -19,7 +19,7 @@ from canasta_referee.engine.state import Action, State
 
 _native: Callable[..., str] | None
 #: schema/_text.c's writer of legal-action lists (``actions_text``), None where not built
-native_actions: Callable[..., str] | None
+native_actions: Callable[..., str | bytes] | None
 _native_state: Callable[..., str] | None
 #: schema/_project.c's typed GraphQL lists (service/graphql_fast.py), None where not built
 project: Callable[..., bytes] | None
@@ -63,7 +63,7 @@ SEATS_KEPT = 64
 
 
 def typed_writer(typed: tuple[tuple[bytes, int, dict[bytes, tuple[bytes, bytes | None]]], ...],
-                 one: Callable[[bytes], bytes], native: Callable[..., str] | None = _native
+                 one: Callable[[bytes], bytes], native: Callable[..., str | bytes] | None
                  ) -> Callable[[object], bytes | None] | None:
     """A writer of a legal-action list straight from the engine's ``LegalActions`` as
     ``project`` writes its JSON text with a selection's templates (``typed``, from
@@ -116,10 +116,10 @@ def typed_writer(typed: tuple[tuple[bytes, int, dict[bytes, tuple[bytes, bytes |
             written = native(wire.QUOTED, [_one(one, a) for a in actions.head], start,
                              actions.meld_blocks(), actions.wilds, ends,
                              [_one(one, a) for a in actions.tail], discard_start,
-                             actions.discard_cards(), discard_end)
+                             actions.discard_cards(), discard_end, True)  # as bytes
         except (TypeError, ValueError, OverflowError, SystemError):  # refused: project the text
             return None
-        return written.encode()
+        return written if isinstance(written, bytes) else None
 
     return write
 

@@ -574,22 +574,28 @@ class _Unrendered:
     ``actions`` (``LegalActions``), written as the REST answer would be only where asked
     (``graphql_fast.Unrendered``)."""
 
-    __slots__ = ("answer",)
+    __slots__ = ("answer", "head")
 
     def __init__(self, answer: dict[str, Any]) -> None:
         self.answer = answer
+        self.head: tuple[bytes, ...] | None = None  # the seat's and the phase's texts, once read
 
     def part(self, name: str) -> bytes | None:
         """The part ``_parts`` would split the REST answer's text into."""
-        answer = self.answer
         if name == "actions":
-            return text.actions_json(answer["actions"]).encode()
+            return text.actions_json(self.answer["actions"]).encode()
+        if self.head is None:
+            self.head = self._head()
+        return None if not self.head else self.head[0] if name == "seat" else self.head[1]
+
+    def _head(self) -> tuple[bytes, ...]:
+        """The seat's and the phase's texts as ``_parts`` reads them; () where it would not."""
         try:
             head = _HEAD.fullmatch(b'{"seat":%d,"phase":%b,"actions":[' % (
-                answer["seat"], orjson.dumps(answer["phase"])))
+                self.answer["seat"], orjson.dumps(self.answer["phase"])))
         except (TypeError, orjson.JSONEncodeError):
-            return None
-        return None if head is None else head[1] if name == "seat" else head[2]
+            return ()
+        return () if head is None else (head[1], head[2])
 
     def listed(self, name: str, write: graphql_fast.ListWriter) -> bytes | None:
         return write(self.answer["actions"]) if name == "actions" else None

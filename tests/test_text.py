@@ -191,6 +191,7 @@ def test_native_text_grows_its_buffer_for_long_lists(native: Writer) -> None:
                 for _, _, segments in blocks for n, _, _ in segments for w in wilds]
     assert written == "[" + ",".join("[" + ",".join(m) + "]" for m in expected) + "," + \
         ",".join(codes) + "]"
+    assert native(*args, True) == written.encode()  # as bytes: the same text
 
 
 card = st.integers(-2, 6)
@@ -243,6 +244,7 @@ def test_native_text_on_random_arguments(native: Writer, blocks: list[Any], wild
         return
     try:
         assert native(*args) == want
+        assert native(*args, True) == want.encode()  # as bytes (typed GraphQL lists)
     except ValueError:
         # C checks every card and index it meets, also those of melds the pure expectation
         # skips (a natural past n, a wild card of a choice no segment takes): refusing those is
