@@ -2,7 +2,8 @@
 compiled with mypyc beside their sources, and that engine plays exactly as the Python one (same
 legal actions, same states, same scores, on seeded deals of every variant), the native
 writer of legal-action lists and states beside them writes the same text, and the service answers the same
-requests alike when the native reader of canonical requests reads them. The wheel is pure
+requests alike when the native reader of canonical requests reads them (GraphQL's typed lists
+too, which the wheel writes from the engine's lists). The wheel is pure
 Python with CANASTA_REFEREE_PURE=1 or when the C compiler fails, and an editable install never
 compiles. The wheels are built from a copy of the project with the installed setuptools and
 mypy (`pip wheel --no-build-isolation --no-index`: no network)."""
@@ -44,24 +45,52 @@ PY_TAG = f"cp{sys.version_info.major}{sys.version_info.minor}"
 
 
 def digest() -> dict[str, str]:
-    """A hash per variant configuration of every listed action, state and score of its deals."""
+    """A hash per variant configuration of every listed action, state and score of its deals,
+    and of the service's answers on some of its states."""
     out = {}
     for v in VARIANTS:
         for options in v.configurations:
             rules = rules_for(v.id, options)
             h = hashlib.sha256()
+            asked = []
             for seed in range(DEALS):
                 for i, (state, actions) in enumerate(playout(rules, seed, check=False)):
                     h.update(json.dumps(state_to_data(state), sort_keys=True).encode())
                     h.update(orjson.dumps(text.state_json(state)))  # the native writer's, if any
                     if i % 5 == 0:
                         h.update(answers(state, actions))
+                        asked.append(state_to_data(state))
                     h.update(repr(list(actions)).encode())
                     h.update(actions_json(actions).encode())
                     h.update(text.actions_json(actions).encode())  # the native writer's, if any
                 h.update(json.dumps(score_deal(state).as_dict(), sort_keys=True).encode())
+            h.update(graphql_answers(asked))
             out[f"{v.id} {options}"] = h.hexdigest()
     return out
+
+
+#: a typed legalActions query: with the wheel's native writer, each list computed for its
+#: request is written straight from the engine's list (``text.typed_writer``); in Python it is
+#: completed field by field
+TYPED = ("query($s: JSON!) { legalActions(state: $s) { __typename ... on LegalActions { seat "
+         "phase actions { type cards card rank seat allow } } ... on Problem { code } } }")
+
+
+def graphql_answers(states: list[dict[str, object]]) -> bytes:
+    """The service's answers (nothing cached) to ``TYPED`` on each state; the first validates
+    the document, the others are answered by its plan."""
+    from starlette.testclient import TestClient
+
+    from canasta_referee.service.app import create_app
+    from canasta_referee.service.settings import Settings
+
+    written = []
+    with TestClient(create_app(Settings(log_level="warning", cache_size=0))) as c:
+        for s in states:
+            r = c.post("/graphql", json={"query": TYPED, "variables": {"s": s}})
+            assert r.status_code == 200 and b'"errors"' not in r.content, r.text[:300]
+            written.append(r.content)
+    return b"\n".join(written)
 
 
 def answers(state: State, actions: list[Action]) -> bytes:
@@ -141,9 +170,11 @@ def test_wheel_has_the_compiled_engine_and_it_plays_exactly_as_python(tmp_path: 
             "for n in HOT}; "
             "from canasta_referee.schema import text; "
             "from canasta_referee.schema import canonical; "
+            "from canasta_referee.service import graphql; "
             "print(json.dumps({'files': files, 'build': [engine.BUILD, engine.COMPILED_MODULES], "
             "'writer': text.WRITER, 'reader': canonical.READER, "
-            "'projector': text.project is not None, 'digest': digest()}))")
+            "'projector': text.project is not None, "
+            "'typed_writer': graphql.ACTIONS_TEXT is not None, 'digest': digest()}))")
     proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path,
                           capture_output=True, text=True, timeout=600, check=True)
     answer = json.loads(proc.stdout)
@@ -154,6 +185,7 @@ def test_wheel_has_the_compiled_engine_and_it_plays_exactly_as_python(tmp_path: 
     assert answer["writer"] == "native"
     assert answer["reader"] == "native" and canonical.READER == "msgspec"
     assert answer["projector"] and text.project is None  # typed GraphQL lists (_project.c)
+    assert answer["typed_writer"]  # and written from the engine's lists (_text.c)
     assert answer["digest"] == digest()
 
 
