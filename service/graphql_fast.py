@@ -346,33 +346,33 @@ class _Planner:
             status, text = answered
             if status != 200:
                 return False
-            if not isinstance(text, bytes):
-                return unrendered(text, out)
-            split_text = split(text)
-            if split_text is None:
-                return False
-            written: list[bytes | memoryview] = [b"{"]
-            for prefix, part, project in spec:
-                written.append(prefix)
-                if part:
-                    written.append(split_text[part] if project is None
-                                   else project.write(bytes(split_text[part])))
-            written.append(b"}")
-            out += written  # (all or nothing: a projection may raise)
-            return True
+            piece: Callable[[str, Projection | None], bytes | memoryview | None]
+            if isinstance(text, bytes):
+                parts = split(text)
+                if parts is None:
+                    return False
 
-        def unrendered(answer: Unrendered, out: list[bytes | memoryview]) -> bool:
+                def piece(part: str, project: Projection | None) -> bytes | memoryview | None:
+                    return (parts[part] if project is None
+                            else project.write(bytes(parts[part])))
+            else:
+                answer = text
+
+                def piece(part: str, project: Projection | None) -> bytes | memoryview | None:
+                    if project is None:
+                        return answer.part(part)
+                    return None if project.direct is None else answer.listed(part,
+                                                                             project.direct)
             written: list[bytes | memoryview] = [b"{"]
             for prefix, part, project in spec:
                 written.append(prefix)
                 if part:
-                    text = (answer.part(part) if project is None else None
-                            if project.direct is None else answer.listed(part, project.direct))
-                    if text is None:
+                    found = piece(part, project)
+                    if found is None:
                         return False
-                    written.append(text)
+                    written.append(found)
             written.append(b"}")
-            out += written
+            out += written  # (all or nothing: a projection may raise, a part be missing)
             return True
 
         return write

@@ -481,6 +481,7 @@ def test_the_counted_bytes_are_what_the_tier_allocates(kind: str, path: str) -> 
     from .hostile import legal_actions_full_hand
 
     count = 1000 if kind == "small" else 40
+
     def request(n: int) -> bytes:
         rest = small(n) if kind == "small" else legal_actions_full_hand(n)[1]
         if path == "/graphql":
