@@ -1088,8 +1088,8 @@ async def _planned(parsed: _Parsed, variables: dict[str, Any] | None, operation_
         return None
 
 
-#: the limits' problems: code -> setting, English, German ({found}, {limit}, {schema}); where
-#: a count stopped at the limit (``Exceeded.at_least``), the second English and German
+#: the limits' problems: code -> setting, English, German ({found}, {limit}, {schema}, {bulk});
+#: where a count stopped at the limit (``Exceeded.at_least``), the second English and German
 _LIMITS: dict[str, tuple[str, str, str, str, str]] = {
     "TOO_MANY_TOKENS": ("GRAPHQL_MAX_TOKENS", "", "", "more than {limit} tokens",
                         "mehr als {limit} Tokens"),
@@ -1112,10 +1112,11 @@ _LIMITS: dict[str, tuple[str, str, str, str, str]] = {
     "TOO_COSTLY": ("GRAPHQL_MAX_COST",
                    "an estimated cost of {found} (per `legalActions`, `check` and `apply`: 1 + "
                    "the cards in the hand to move + a quarter of the actions given; per "
-                   "`__schema`: {schema}), at most {limit}",
+                   "`__schema`: {schema}; per `batch` and `audit`: {bulk}), at most {limit}",
                    "geschätzte Kosten {found} (je `legalActions`, `check` und `apply`: 1 + die "
                    "Karten der Hand am Zug + ein Viertel der übergebenen Aktionen; je "
-                   "`__schema`: {schema}), höchstens {limit}", "", ""),
+                   "`__schema`: {schema}; je `batch` und `audit`: {bulk}), höchstens {limit}", "",
+                   ""),
 }
 
 
@@ -1138,7 +1139,8 @@ class _Refused(Exception):
             if e.at_least:
                 en_text, de_text = en_more, de_more
             text = (de_text if de else en_text).format(found=e.found, limit=e.limit,
-                                                       schema=graphql_cost.SCHEMA_COST)
+                                                       schema=graphql_cost.SCHEMA_COST,
+                                                       bulk=graphql_cost.BULK_COST)
             problems.append({"code": e.code, "path": "/query",
                              "message": f"{text[0].upper()}{text[1:]} ({setting})."})
         first = problems[0]["message"]

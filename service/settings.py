@@ -115,7 +115,8 @@ DOCS: dict[str, str] = {
     "GRAPHQL_MAX_ALIASES": "Most aliases in a GraphQL document, fragments written out.",
     "GRAPHQL_MAX_COST": "Most estimated cost of a GraphQL query: per root `legalActions`, "
                         "`check` and `apply`, 1 + the cards in the hand of the seat to move "
-                        "+ a quarter of the actions given; per root `__schema`, 100.",
+                        "+ a quarter of the actions given; per root `__schema`, `batch` or "
+                        "`audit`, 100.",
     "GRAPHQL_IDE": "`0`: no GraphiQL page at `GET /graphql` (a 404 there instead); the page "
                    "loads nothing from outside the service.",
     "BENCH_ECHO": "`1`: add `POST /v1/echo` (parse the JSON body, answer a small object), "

@@ -207,6 +207,8 @@ def test_many_action_lists_on_a_big_state_are_refused(http: TestClient,
     body = refused(post(http, schemas.replace("s0:", "s2: __schema { queryType { name } } s0:")),
                    "TOO_COSTLY")
     assert body["problems"][0]["message"].startswith("An estimated cost of 300 (")
+    # the message names every root with a fixed cost, and what it costs
+    assert "per `__schema`: 100; per `batch` and `audit`: 100)" in body["problems"][0]["message"]
     # the same response name twice is one call (GraphQL merges it), so it costs once
     merged = LISTS % " ".join([TYPED] * 3)
     assert len(data(post(http, merged, s=big))["legalActions"]["actions"]) == 1199

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -414,6 +415,22 @@ def test_health_ready_metrics(http: TestClient) -> None:
     assert (f'canasta_engine_info{{build="{engine.BUILD}",id="{ENGINE_ID}",'
             f'writer="{text.WRITER}"}} 1.0') in m.text
 
+
+
+def test_every_metric_has_a_row_in_the_docs(http: TestClient) -> None:
+    """docs/operations.md's metrics table names every metric `/metrics` exposes, and no metric
+    it does not."""
+    from canasta_referee.service.openapi import COMMITTED as doc
+
+    text = (doc.parent.parent / "docs" / "operations.md").read_text()
+    table = text.split("\n## Metrics\n", 1)[1].split("\n## ", 1)[0]
+    documented = set(re.findall(r"`((?:canasta|process|python)_[a-z_]+)", table))
+    exposed = {line.split()[2] for line in http.get("/metrics").text.splitlines()
+               if line.startswith("# TYPE ")}
+    # a counter's family is exposed as NAME (its TYPE line) and documented as NAME_total
+    exposed = {f"{name}_total" if f"{name}_total" in documented else name for name in exposed}
+    assert exposed - documented == set(), "metrics without a row in docs/operations.md"
+    assert documented - exposed == set(), "rows for metrics /metrics does not expose"
 
 def test_one_json_log_line_per_request(capsys: pytest.CaptureFixture[str]) -> None:
     with TestClient(create_app(Settings(log_level="info"))) as c:
