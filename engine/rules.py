@@ -130,6 +130,7 @@ class RuleSet:
     freeze_on_black_three: bool = False  # a black three in the pile freezes it (natural pair only)
     sujo: bool = False  # the target must be hit exactly
     concealed_waives_minimum: bool = True  # going out concealed after a stock draw
+    red_three_in_hand_when_out: bool = False  # the penalty only when someone went out (ASS)
     wild_meld: str = "none"  # none | complete (seven wild cards laid at once) | grow (3 to 7)
     wild_canasta_bonus: int = 0
     real_canasta_bonus: int = 0  # canastra "Canastra Real": a suit sequence of seven (0: none)
@@ -298,6 +299,7 @@ SECTIONS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
                                     "freeze_on_black_three", "frozen_until_melded")),
     ("bonus threes", "threes.red", ("red_three_bonus", "red_three_bonus_all", "red_three_card_points",
                                   "red_three_negative", "red_three_in_hand_penalty",
+                                  "red_three_in_hand_when_out",
                                   "all_threes_bonus", "last_three_kept", "threes_by_colour")),
     ("going out", "going_out", ("canastas_to_go_out", "must_discard_to_go_out", "going_out_bonus")),
     ("going out concealed", "going_out.concealed", ("concealed_bonus", "concealed_rule",

@@ -367,7 +367,9 @@ def side_breakdown(rules: RuleSet, t: SideTally, stock_exhausted: bool) -> dict[
                 rules.red_three_negative == "no_canasta" and not canastas):
             bonus = -bonus  # pagat "Classic Canasta Scoring"; ASS p. 1: no canasta
     going_out = going_out_points(rules, t.went_out) if t.went_out is not None else 0
-    penalties = -t.red_threes_in_hand * rules.red_three_in_hand_penalty
+    # a red three kept in a hand: at the end (pagat), when someone goes out (ASS p. 1)
+    penalties = 0 if stock_exhausted and rules.red_three_in_hand_when_out else \
+        -t.red_threes_in_hand * rules.red_three_in_hand_penalty
     if stock_exhausted:
         penalties -= rules.stock_exhausted_penalty  # ASS p. 4: each side loses 100
     penalties -= sum(n * incomplete_penalty(rules, kind) for kind, n in t.incomplete.items())

@@ -284,6 +284,12 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
                         {"detail": {"en": "a top card goes with a non-empty pile",
                                     "de": "eine oberste Karte gehört zu einem nicht leeren "
                                           "Stapel"}}))
+        if pile.get("frozen") and not (rules.freeze_on_wild or rules.freeze_on_red_three
+                                       or rules.freeze_on_black_three
+                                       or rules.pile_always_frozen):
+            add(Problem("PILE_VIEW_INCONSISTENT", "/discard/frozen",
+                        {"detail": {"en": "no card freezes the pile in these rules",
+                                    "de": "keine Karte friert den Stapel nach diesen Regeln ein"}}))
         if top is not None:
             card = parse_card(top)
             if is_wild(card) and rules.freeze_on_wild and not pile.get("frozen"):

@@ -87,7 +87,8 @@ def test_rule_table_four_players() -> None:
         "pile_natural_and_wild": False, "freeze_on_wild": True, "black_three_blocks": True,
         "frozen_until_melded": True, "red_three_bonus": 100,
         "red_three_bonus_all": [{"count": 4, "total": 800}], "red_three_card_points": 0,
-        "red_three_in_hand_penalty": 500, "red_three_negative": "no_canasta",
+        "red_three_in_hand_penalty": 500, "red_three_in_hand_when_out": True,
+        "red_three_negative": "no_canasta",
         "canastas_to_go_out": 1, "going_out_bonus": 100, "must_discard_to_go_out": True,
         "black_three_meld": True, "concealed_rule": "at_once", "blatt_bonus": 200,
         "hand_canasta_bonus": 1000, "first_turn_bonus": 0, "stock_exhausted": "end",
@@ -447,6 +448,20 @@ def test_red_three_in_hand_when_someone_goes_out_costs_500() -> None:
     assert b["hand_cards"] == -15  # 7 (5) + K (10); the red three has no card value
     assert breakdown(state, 0)["penalties"] == 0
 
+
+
+def test_red_three_in_hand_costs_nothing_when_nobody_goes_out() -> None:
+    """seed 004 (ASS Altenburger) 'Die rote Drei' (the 500 minus points fall 'wenn ein anderer
+    Spieler "Aus" macht'); VARIANTS.md german ('A red three still in a hand when someone goes
+    out: -500'). A table whose deal ended with the stock used up and nobody out (as a score pad
+    sends it: validation refuses a red three in a hand before the end) costs only the 100 of the
+    empty stock; classic counts it at any end (VARIANTS.md classic)."""
+    turn = {"seat": 0, "phase": "over", "stock_exhausted": True, "played": [0, 1, 2, 3]}
+    state = gtable({0: ["4C"], 1: ["7C", "3D"], 2: ["4C"], 3: ["KC"]}, turn=turn,
+                   melds=([JACKS_CANASTA], [NINES]), stock=[], rest_to=3)
+    assert [breakdown(state, s)["penalties"] for s in (0, 1)] == [-100, -100]
+    state["variant"] = "classic"
+    assert breakdown(state, 1)["penalties"] == -500
 
 @pytest.mark.parametrize("reds, melds, expected", [
     (["3H"], [JACKS_CANASTA], 105),                     # 100 + 5

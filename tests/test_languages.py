@@ -48,6 +48,7 @@ ENGLISH = {"the", "of", "should", "must", "be", "input", "valid", "field", "requ
 def english_words(text: str) -> set[str]:
     """The words of ``text`` that are English only (quoted wire values left out)."""
     unquoted = re.sub(r"'[^']*'|\"[^\"]*\"|`[^`]*`", " ", text)
+    unquoted = re.sub(r"\b[0-9a-f]{16}\b", " ", unquoted)  # a fingerprint's hex, not a word
     return {w for w in re.findall(r"[A-Za-z]+", unquoted) if w.lower() in ENGLISH} - {"JSON"}
 
 

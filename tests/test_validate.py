@@ -385,3 +385,28 @@ def test_the_ruleset_a_state_names_is_its_own_whatever_came_before() -> None:
     with pytest.raises(UnknownRules):
         named({"players": True})
     assert rules_of({"variant": "german", "options": {}}).id != named({}).id
+
+
+@pytest.mark.parametrize(("variant", "options", "freezes"), [
+    ("family", {}, False), ("canastra", {}, False), ("canastra", {"freeze": "wild"}, True),
+    ("canastra", {"freeze": "always"}, True), ("classic", {}, True),
+    ("modern-american", {}, True)])
+def test_a_pile_view_frozen_where_nothing_freezes_it(variant: str, options: dict[str, Any],
+                                                      freezes: bool) -> None:
+    """A pile seen as ``{"top", "size", "frozen"}`` says ``frozen`` only where a card can freeze
+    it for everybody: seed 002 has no freezing rule (VARIANTS.md family), and Canastra's pile
+    freezes only under its `freeze` house rules (seed 003; VARIANTS.md canastra, option
+    `freeze`). Elsewhere the flag contradicts the rules: PILE_VIEW_INCONSISTENT at its path,
+    not a refusal to take the pile later with an empty reason."""
+    from tests.builders import table
+
+    data = table({0: ["KH", "KS", "5S", "6S", "7S"]}, discard=["9C", "KD"], variant=variant,
+                 options=options, turn={"seat": 0, "phase": "draw"})
+    data["discard"] = {"top": "KD", "size": 2, "frozen": True}
+    problems = api.validate({"state": data})["problems"]
+    wrong = [p for p in problems if p["code"] == "PILE_VIEW_INCONSISTENT"]
+    if freezes:
+        assert problems == []
+    else:
+        assert [p["path"] for p in wrong] == ["/state/discard/frozen"]
+        assert problems == wrong

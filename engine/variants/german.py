@@ -62,6 +62,7 @@ GERMAN = replace(
     hand_canasta_bonus=1000,
     stock_exhausted="end",
     stock_exhausted_penalty=100,
+    red_three_in_hand_when_out=True,
     sources=tuple(SOURCES.items()),
 )
 
