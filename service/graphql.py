@@ -25,7 +25,7 @@ import msgspec
 import orjson
 import strawberry
 from cross_web import HTTPException
-from graphql import DocumentNode, GraphQLError, parse
+from graphql import DocumentNode, GraphQLError, OperationDefinitionNode, Undefined, parse
 from starlette.requests import Request as StarletteRequest
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
@@ -512,11 +512,20 @@ async def _answer(context: dict[str, Any], op: str, body: object) -> tuple[int, 
     return status, answer
 
 
+def _unset(value: object) -> None:
+    """A variable a JSON literal of the query holds and the request does not set: null, as
+    GraphQL reads an unset variable in a list (spec, "Input Coercion"), so the REST reader says
+    where it stands instead of the body being refused as a whole."""
+    if value is Undefined:
+        return None
+    raise TypeError(type(value).__name__)
+
+
 async def _rendered(context: dict[str, Any], op: str, body: object) -> tuple[int, bytes]:
     """The REST answer to ``body`` as a request of ``op``: status and JSON text."""
     svc: Service = context["svc"]
     try:
-        raw = orjson.dumps(body)
+        raw = orjson.dumps(body, default=_unset)
     except orjson.JSONEncodeError:  # nested deeper than orjson writes (254 levels)
         from canasta_referee.schema import handlers
 
@@ -962,8 +971,10 @@ def _place(raw: bytes, text: bytes) -> int:
 def _read_state(text: bytes) -> graphql_cost.ReadState | None:
     """A variable's JSON text read as a legal-actions request's state by the REST reader, where
     it is one in canonical form (ASCII, and the reader takes it: exactly one object); else
-    None."""
-    if not text.isascii():
+    None. A text holding ``"state"`` is not read: no state has such a key or value, and where
+    the text the usual layout split out is a state and a variable more named so, the REST
+    request it makes would hold two states, the later one read."""
+    if not text.isascii() or b'"state"' in text:
         return None
     rest = b'{"state":' + text + b"}"
     data = canonical.engine_request("legal-actions", rest)
@@ -1027,8 +1038,8 @@ def _read_body(raw: bytes) -> Any:
         return usual
     try:
         variables = _VARIABLES.decode(raw).variables
-    except msgspec.DecodeError:  # not an object, variables not one: orjson says what it is
-        variables = None
+    except (msgspec.DecodeError, RecursionError):  # not an object, variables not one, or nested
+        variables = None  # past msgspec's depth: orjson says what it is
     read: dict[str, graphql_cost.ReadState] = {}
     spans: list[tuple[int, int]] = []
     tried = 0
@@ -1193,6 +1204,12 @@ class _View(GraphQL[dict[str, Any], None]):
                 exceeded = parsed.measured.exceeded(request_data.variables)
                 if exceeded:
                     raise _Refused(exceeded)
+                if request_data.operation_name is None and sum(
+                        isinstance(d, OperationDefinitionNode)
+                        for d in parsed.document.definitions) > 1:
+                    # the spec's "GetOperation": strawberry would run the first one
+                    return ExecutionResult(data=None, errors=[GraphQLError(
+                        "Must provide operation name if query contains multiple operations.")])
                 if request.method == "POST":
                     answer = await _planned(parsed, request_data.variables,
                                             request_data.operation_name, context)

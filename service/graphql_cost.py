@@ -189,6 +189,8 @@ def _hand(state: Any) -> int:
         return 0
     turn, hands = state.get("turn"), state.get("hands")
     seat = turn.get("seat") if isinstance(turn, dict) else None
+    if type(seat) is float and seat.is_integer():  # as the models take it (0.0 is seat 0)
+        seat = int(seat)
     if type(seat) is not int or not isinstance(hands, list) or not 0 <= seat < len(hands):
         return 0
     hand = hands[seat]

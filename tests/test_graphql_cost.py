@@ -177,6 +177,13 @@ def test_many_action_lists_on_a_big_state_are_refused(http: TestClient,
     body = refused(post(http, eight, s=big), "TOO_COSTLY")
     assert body["problems"][0]["message"].startswith("An estimated cost of 1216 (")  # 8 x 152
     assert body["problems"][0]["message"].endswith(", at most 250 (GRAPHQL_MAX_COST).")
+    # the seat to move written as a float the models take for its integer (0.0, -0.0, 0e0)
+    # counts the same hand
+    for seat in (0.0, -0.0):
+        floated = {**big, "turn": {**big["turn"], "seat": seat}}
+        for _ in range(2):  # the second time the document is known and planned
+            again = refused(post(http, eight, s=floated), "TOO_COSTLY")
+            assert again["problems"] == body["problems"]
     # one on the biggest hand is within the default; two are not
     one = data(post(http, LISTS % f"a0: {TYPED}", s=big))
     assert len(one["a0"]["actions"]) == 1199

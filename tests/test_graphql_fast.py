@@ -593,6 +593,10 @@ def test_the_usual_body_is_split_by_its_layout(
 @pytest.mark.parametrize("layout", [
     '{{"query":{query},"variables":{{"s":{state}}},"extensions":{{}}}}',  # ends '}}' all the same
     '{{"query":{query},"variables":{{"s":{state},"t":{{}}}}}}',
+    # a variable more named as the REST body's one member: the REST reader must not take the
+    # two texts as one request, the later state in it winning
+    '{{"query":{query},"variables":{{"s":{state},"state":{other}}}}}',
+    '{{"variables":{{"s":{state},"state":{other}}},"query":{query}}}',
     '{{"query":{query},"variables":{{"s":{state}}}}} ',
     '{{"query":{query},"variables":{{"s":{state}}},"variables":{{"s":{other}}}}}',
     '{{"query":{query},"variables":{{"s":{state}}},"variables":null}}',
@@ -644,6 +648,7 @@ def _bodies(draw: st.DrawFn, state: str, other: str) -> bytes:
     variables = st.sampled_from([
         f'{{"s":{state}}}', f'{{"s":{state},"t":1}}', f'{{"t":1,"s":{state}}}',
         f'{{"s":{other}}}', f'{{"s":{state},"s":null}}', f'{{"s":{state[:-1]}}}',
+        f'{{"s":{state},"state":{other}}}',
         f'{{"s":[{state}]}}', "null", "1", '"x"', "[]"])
     for key in draw(st.lists(st.sampled_from(["query", "operationName", "variables",
                                               "extensions", "x"]), max_size=2)):

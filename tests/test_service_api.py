@@ -673,6 +673,20 @@ def test_graphql_limits_and_transport_errors(http: TestClient) -> None:
                400, "BAD_GRAPHQL_REQUEST")
     is_problem(http.post("/v1/legal-actions", content=b'{"state": ' + b"[" * 5000 + b"]" * 5000
                          + b"}"), 422, "MALFORMED_REQUEST")
+    # nested past msgspec's depth (Python's recursion limit) but within orjson's 1,024 levels:
+    # msgspec's RecursionError is not a 500; read as orjson reads it (a member the query does
+    # not use: answered) or, for a batch's operation, refused as the models refuse it
+    for depth in (990, 1000, 1020):
+        deep = b"[" * depth + b"]" * depth
+        for body in (b'{"query":"{ variants { id } }","variables":{"x":' + deep + b"}}",
+                     b'{"query":"{ variants { id } }","extensions":{"x":' + deep + b"}}",
+                     b'{"query":"{ variants { id } }","z":' + deep + b"}"):
+            for _ in range(2):  # the second time the document is known: the fast path reads
+                r = http.post("/graphql", content=body,
+                              headers={"content-type": "application/json"})
+                assert r.status_code == 200 and r.json()["data"]["variants"], (depth, r.text)
+        is_problem(http.post("/v1/batch", content=b'{"operations":[{"op":"validate","body":'
+                             + deep + b"}]}"), 422, "MALFORMED_REQUEST")
     # a JSON variable too deep to pass on as a REST body: a Problem, not a top-level error
     q = "query($s: JSON!) { legalActions(state: $s) { __typename " + PROBLEM + " } }"
     for lang in ("en", "de"):
@@ -680,6 +694,23 @@ def test_graphql_limits_and_transport_errors(http: TestClient) -> None:
         d = gql(http, q, lang, s=deep_state)["legalActions"]
         assert d["__typename"] == "Problem" and d["code"] == "MALFORMED_REQUEST"
         assert d["problems"][0]["path"] == "" and d["status"] == 422
+    # a variable the request does not set, inside a JSON literal: null where it stands, so the
+    # problem names its place (it was taken for nesting too deep, at path "")
+    unset = ("query($v: Int) { validate(state: {scores: [$v]}) { __typename " + PROBLEM
+             + " } }")
+    d = gql(http, unset, "en")["validate"]
+    assert d["code"] == "MALFORMED_REQUEST"
+    assert {"code": "BAD_VALUE", "path": "/state/scores/0"} in [
+        {k: p[k] for k in ("code", "path")} for p in d["problems"]]
+    # a document of several operations runs the one `operationName` names; without a name it
+    # is an error, as the spec's "GetOperation" has it (strawberry ran the first)
+    two = "query A { variants { id } } query B { variant(id: \"german\") { __typename } }"
+    for _ in range(2):
+        r = http.post("/graphql", json={"query": two})
+        assert r.status_code == 200 and r.json() == {"data": None, "errors": [{
+            "message": "Must provide operation name if query contains multiple operations."}]}
+    assert http.post("/graphql", json={"query": two, "operationName": "B"}).json() == {
+        "data": {"variant": {"__typename": "Variant"}}}
     is_problem(http.put("/graphql"), 405, "METHOD_NOT_ALLOWED")
     # queries over POST only (issue 17): GET /graphql is the GraphiQL page
     r = http.get("/graphql", params={"query": "{ variants { id } }"})
