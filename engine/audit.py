@@ -41,16 +41,32 @@ def audit(req: Data, lang: str = "en") -> Data:
     check_sides(rules, given, "/scores", lang)
     totals: tuple[int, ...] | None = tuple(given) if given is not None else None
     deals: list[Data] = []
+    ended: int | None = None  # the deal after which the game was over
     for i, log in enumerate(req["deals"]):
         answer = _deal(rules, log, f"/deals/{i}", totals, lang)
         totals = tuple(answer["score"]["scores"])
+        score = answer["score"]
+        if ended is not None:
+            _after_game_over(answer, i, ended, deals[ended]["score"]["winner"], lang)
+        elif score["final"] and score["game_over"]:
+            ended = i
         deals.append(answer)
-    last = deals[-1]["score"]
+    end = deals[ended if ended is not None else -1]["score"]
     recorded = [d["agrees"] for d in deals if d["agrees"] is not None]
     return {"legal": all([d["legal"] for d in deals]),
             "agrees": all(recorded) if recorded else None,
-            "totals": last["scores"], "game_over": last["game_over"], "winner": last["winner"],
+            "totals": end["scores"], "game_over": end["game_over"], "winner": end["winner"],
             "deals": deals}
+
+
+def _after_game_over(answer: Data, deal: int, ended: int, winner: int, lang: str) -> None:
+    """A deal the log plays after the game was won (docs/wire-format.md#games: the game ends
+    with the deal that takes a side to the target), replayed all the same: what the log
+    records disagrees with the rules."""
+    params: Data = {"deal": deal, "over": ended, "winner": winner}
+    answer["disagreements"].insert(0, {"code": "DEAL_AFTER_GAME_OVER", "path": f"/deals/{deal}",
+                                       "message": message("DEAL_AFTER_GAME_OVER", params, lang)})
+    answer["agrees"] = False
 
 
 def _deal(rules: RuleSet, log: Data, path: str, totals: tuple[int, ...] | None,

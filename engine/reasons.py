@@ -266,6 +266,10 @@ CODES: Final[dict[str, tuple[str, str, str]]] = {
                              "the rules give {audited}.",
                              "Das Protokoll verzeichnet {recorded} für Team {side} in dieser "
                              "Runde; nach den Regeln sind es {audited}."),
+    "DEAL_AFTER_GAME_OVER": ("target", "The game was over after deal {over} (side {winner} "
+                             "won): deal {deal} is not part of it.",
+                             "Das Spiel war nach Runde {over} vorbei (Team {winner} hat "
+                             "gewonnen): Runde {deal} gehört nicht dazu."),
     "TOTAL_DISAGREES": ("scoring", "The log records a game score of {recorded} for side {side} "
                         "after this deal; the rules give {audited}.",
                         "Das Protokoll verzeichnet nach dieser Runde {recorded} Spielpunkte für "

@@ -148,6 +148,33 @@ def test_recorded_scores_that_disagree(http: TestClient, classic: Played) -> Non
     assert german.startswith("Das Protokoll verzeichnet") and german != total["message"]
 
 
+
+def test_a_deal_after_the_game_was_won(http: TestClient, classic: Played) -> None:
+    """VARIANTS.md, common rules (the target; seed 000 'Spielende'): the game ends with the deal
+    that takes a side to the target, as ``game`` refuses a round after it. A log that plays a
+    deal more is replayed all the same; that deal disagrees with the rules
+    (``DEAL_AFTER_GAME_OVER``), and the game's totals, end and winner stay the winning deal's."""
+    played = audit(http, classic.log)
+    assert played["game_over"] is True and played["deals"][-1]["score"]["game_over"]
+    log = copy.deepcopy(classic.log)
+    extra = {k: v for k, v in log["deals"][-1].items() if k not in ("scores", "totals")}
+    log["deals"] += [extra, extra]
+    answer = audit(http, log)
+    last = len(classic.log["deals"]) - 1
+    assert [answer[k] for k in ("totals", "game_over", "winner")] == [
+        played[k] for k in ("totals", "game_over", "winner")]
+    assert answer["agrees"] is False and answer["deals"][:last + 1] == played["deals"]
+    for i in (last + 1, last + 2):
+        deal = answer["deals"][i]
+        assert deal["agrees"] is False
+        assert deal["disagreements"][0]["code"] == "DEAL_AFTER_GAME_OVER"
+        assert deal["disagreements"][0]["path"] == f"/deals/{i}"
+        assert deal["disagreements"][0]["message"] == (
+            f"The game was over after deal {last} (side {played['winner']} won): deal {i} is "
+            "not part of it.")
+    german = audit(http, log, DE)["deals"][last + 1]["disagreements"][0]["message"]
+    assert german.startswith(f"Das Spiel war nach Runde {last} vorbei")
+
 def test_a_log_without_records_neither_agrees_nor_disagrees(http: TestClient,
                                                             classic: Played) -> None:
     log = copy.deepcopy(classic.log)
