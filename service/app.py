@@ -1113,4 +1113,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
                        for path, op in {**operations, "/graphql": "graphql"}.items()}
     app.graphql = view
     app.cors = Cors(app, settings.cors_origins) if settings.cors_origins else None
+    # a path with a slash more (or less) is not found: a redirect's Location would be built
+    # from the client's Host header, and a POST client seldom follows one
+    app.router.redirect_slashes = False
     return app

@@ -142,6 +142,10 @@ check_headers_once()
 
 #: problem texts of the answers this module writes itself (the app's: ``service.app``)
 TEXT: dict[int, tuple[str, str, str]] = {
+    400: ("BAD_HTTP_REQUEST", "The request is not HTTP/1.1 this server reads (its framing, or "
+          "an upgrade it does not make); the connection is closed.",
+          "Die Anfrage ist kein HTTP/1.1, das dieser Server liest (ihr Aufbau oder ein "
+          "Protokollwechsel, den er nicht macht); die Verbindung wird geschlossen."),
     408: ("REQUEST_TIMEOUT", "The request did not arrive within {seconds:g} s.",
           "Die Anfrage kam nicht innerhalb von {seconds:g} s an."),
     431: ("HEADERS_TOO_LARGE", "The request line and headers are larger than {limit} bytes.",
@@ -215,8 +219,8 @@ def problem_bytes(status: int, lang: str, headers: bytes = b"", close: bool = Tr
     from .app import LANG_HEADERS, PROBLEM
 
     body = problem_body(status, lang, **fmt)
-    reason = {408: b"Request Timeout", 431: b"Request Header Fields Too Large",
-              503: b"Service Unavailable"}[status]
+    reason = {400: b"Bad Request", 408: b"Request Timeout",
+              431: b"Request Header Fields Too Large", 503: b"Service Unavailable"}[status]
     head = [b"HTTP/1.1 %d %s" % (status, reason), b"content-type: " + PROBLEM.encode(),
             b"content-length: %d" % len(body), b"x-content-type-options: nosniff",
             *(b"%s: %s" % pair for pair in LANG_HEADERS[lang])]
@@ -483,6 +487,15 @@ class RefereeProtocol(HttpToolsProtocol):
         self.idle.pop(self, None)
         self.cancel_timer()
         self.linger()
+
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to bytes that are not HTTP/1.1 it reads (a framing error, an
+        upgrade it does not make), as a problem document instead of plain text."""
+        answer = self._answers.get((400, "en"))
+        if answer is None:
+            answer = self._answers[(400, "en")] = problem_bytes(400, "en")
+        self.transport.write(answer)
+        self.transport.close()
 
     def too_large(self) -> None:
         CONNECTIONS.count(CONNECTIONS.closed, "headers_too_large")

@@ -511,6 +511,35 @@ def test_non_json_bodies_get_415_and_every_answer_says_nosniff() -> None:
         h.close()
 
 
+
+def test_bytes_that_are_not_http_get_a_problem_document() -> None:
+    """Framing the HTTP parser refuses (a bad method, a negative or doubled Content-Length,
+    Content-Length beside chunked, a bad chunk size, NUL in a header): 400 BAD_HTTP_REQUEST as
+    a problem document (it was plain text), the connection closed; the server answers the next
+    client as before."""
+    bad = [b"GARBAGE\r\n\r\n",
+           b"P@ST /v1/deal HTTP/1.1\r\nHost: x\r\n\r\n",
+           b"POST /v1/deal HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
+           b"POST /v1/deal HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3"
+           b"\r\n\r\n{}",
+           b"POST /v1/deal HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
+           b"Transfer-Encoding: chunked\r\n\r\n{}",
+           b"POST /v1/deal HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+           b"zz\r\n{}\r\n0\r\n\r\n",
+           b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\x00b\r\n\r\n"]
+    with service() as svc:
+        for raw in bad:
+            with connect(svc.port) as s:
+                s.sendall(raw)
+                status, headers, body = read_answer(s)
+                assert status == 400, (raw, status, body)
+                assert headers["content-type"] == "application/problem+json", raw
+                assert headers["x-content-type-options"] == "nosniff"
+                problem = json.loads(body)
+                assert (problem["code"], problem["status"]) == ("BAD_HTTP_REQUEST", 400), raw
+                assert until_closed(s) == b"", raw
+        assert httpx.get(svc.url + "/healthz", timeout=10).status_code == 200
+
 # --- shutdown -----------------------------------------------------------------------------------
 
 

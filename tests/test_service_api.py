@@ -244,6 +244,14 @@ def test_unknown_paths_and_methods(http: TestClient) -> None:
     is_problem(http.get("/v2/anything"), 404, "NOT_FOUND")
     de = is_problem(http.get("/nowhere", headers=DE), 404, "NOT_FOUND")
     assert de["detail"] == "Diesen Endpunkt gibt es nicht."
+    # a slash more is another path, not found: no redirect (its Location came from the client's
+    # Host header, and POST clients seldom follow one)
+    for method, path in (("POST", "/v1/validate/"), ("POST", "/graphql/"), ("GET", "/healthz/"),
+                         ("GET", "/v1/variants/classic/")):
+        r = http.request(method, path, json={}, headers={"host": "evil.example"},
+                         follow_redirects=False)
+        is_problem(r, 404, "NOT_FOUND")
+        assert "location" not in r.headers
     r = http.get("/v1/check")
     is_problem(r, 405, "METHOD_NOT_ALLOWED")
     assert r.headers["allow"] == "POST"
