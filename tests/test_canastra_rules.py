@@ -1197,3 +1197,85 @@ def test_no_ask_after_taking_the_pile_when_the_minimum_and_going_out_need_the_sa
     assert "ask" not in [a["type"] for a in legal_list(state)]
     # the minimum alone is still open (135 of 120): both jokers on the sevens
     assert_legal(state, lay("7H", "7C", "JK", "JK"))
+
+
+@pytest.mark.parametrize("cards", [["KD"], ["KD", "KC"]])
+def test_empty_stock_the_pile_may_not_be_taken(cards: list[str]) -> None:
+    """seed 003 'Ihr Zug' 1 ('Nehmen Sie die oberste Karte des Talons ODER nehmen Sie den gesamten
+    Ablagestapel'; the seed does not treat an empty stock); VARIANTS.md canastra ('A player who
+    must draw from an empty stock ends the deal'). Unlike classic, the pile is no way on: its
+    top king fits the side's kings and the hand holds kings, yet taking it is refused
+    (STOCK_EXHAUSTED, citing the empty-stock rule) and drawing, which ends the deal, is the only
+    action listed. With a card left in the stock the same take is legal and listed."""
+    hand, pile = ["KD", "KC", "9C", "4C"], ["8D", "KH"]
+    melds: tuple[list[Data], list[Data]] = ([K3], [])
+    state = _empty_stock(hand, pile, melds)
+    assert legal_list(state) == [{"type": "draw", "seat": 0}]
+    assert takes_listed(state) == []
+    assert refused(state, take(*cards)) == (0, "STOCK_EXHAUSTED")
+    verdict = api.check({"state": state, "actions": [take(*cards)]})
+    assert verdict["reason"]["rule"].startswith("docs/variants/canastra.md#when-the-stock-runs-out")
+    ended = after(state, DRAW)
+    assert (ended["turn"]["phase"], ended["turn"]["stock_exhausted"]) == ("over", True)
+    assert hand_of(ended, 0) == sorted(hand) and ended["discard"] == pile
+    control = _empty_stock(hand, pile, melds, stock=["QH"])
+    assert_legal(control, take(*cards))
+    assert sorted(cards) in [sorted(a["cards"]) for a in takes_listed(control)]
+
+
+PILE_CONCEALED_CASES: dict[str, tuple[Data, list[str], list[Data], int]] = {
+    # the partner's canastra lets him go out: the pile's king with two from the hand, the nine
+    # under it discarded -- his whole hand goes down in this turn
+    "partner's canastra": (dict(melds=([JACKS_CANASTRA], []), turn={"melded": [2]}),
+                           ["KD", "KC"], [take("KD", "KC"), discard("9C")], 200),
+    # the side had not melded: the pile's king and two from the hand (30, pending), four more
+    # kings make a clean canastra of seven (70 >= 50); the held nine is discarded
+    "pile for the initial meld": (dict(melds=([], [NINES])),
+                                  ["KD", "KD", "KC", "KC", "KS", "KS"],
+                                  [take("KD", "KC"), lay("KD", "KC", "KS", "KS"), discard("9C")],
+                                  200),
+    # the control: he had melded earlier in the deal, so not in one turn
+    "melded earlier": (dict(melds=([JACKS_CANASTRA, meld("QS", "QH", "QD")], []),
+                            turn={"melded": [0, 2]}),
+                       ["KD", "KC"], [take("KD", "KC"), discard("9C")], 100),
+}
+
+
+@pytest.mark.parametrize("case", list(PILE_CONCEALED_CASES))
+def test_concealed_going_out_in_a_turn_begun_by_taking_the_pile(case: str) -> None:
+    """seed 003 'Punktewertung' ('Ausgehen: 100 Punkte (200, wenn „verdeckt", also die Hand in einem
+    Zug ausgelegt wird)') and 'Ihr Zug' 1 (taking the whole pile instead of drawing); VARIANTS.md
+    canastra ('Bonus 100; 200 when the whole hand goes down in one turn (concealed)'). The turn
+    that begins by taking the pile counts as the one turn just as a stock draw does: the
+    concealed bonus is 200 (CONCEALED_CASES start from a stock draw); having melded earlier in
+    the deal it is 100."""
+    kwargs, hand, actions, bonus = PILE_CONCEALED_CASES[case]
+    state = cst({0: hand}, discard=["9C", "KH"], **kwargs)
+    assert state["turn"]["phase"] == "draw"
+    new = after(state, *actions)
+    turn = new["turn"]
+    assert (turn["phase"], turn["went_out"], turn["took_pile"]) == ("over", 0, True)
+    assert turn["concealed"] is (bonus == 200)
+    assert new["hands"][0] == []
+    assert breakdown(new, 0)["going_out"] == bonus
+
+
+@pytest.mark.parametrize("sujo, totals, scores, game_over, winner", [
+    # each side's deal scores +20 (nines 30, hand -10)
+    (True, (3000, 3000), [3000, 3000], False, None),   # both hit 3,000 exactly: another deal
+    (False, (3000, 3000), [3000, 3000], False, None),  # the same without sujo
+    (True, (3000, 3010), [3000, 2990], True, 0),       # side 1 overshoots: its deal does not
+                                                       # count, so no tie: side 0 wins
+    (False, (3000, 3010), [3000, 3010], True, 1),      # without sujo the higher total wins
+])
+def test_sujo_tie_at_exactly_the_target(sujo: bool, totals: tuple[int, int], scores: list[int],
+                                        game_over: bool, winner: int | None) -> None:
+    """seed 003 'Gewinnen' ('Bei der brasilianischen „Sujo"-Variante muss genau 3000 erreicht
+    werden; wer überschießt, muss auf die nächste Gelegenheit warten') and 'Häufige Varianten'
+    ('Sujo'); VARIANTS.md canastra (option ``sujo``) and the common rules ('an exact tie at or
+    above the target means another deal is played'). Both sides hitting 3,000 exactly in the
+    same deal tie: the game goes on, nobody wins; one side overshooting is no tie."""
+    answer = score(_with_totals(totals, {"sujo": sujo}))
+    assert [s["total"] for s in answer["sides"]] == [20, 20]
+    assert answer["scores"] == scores
+    assert (answer["game_over"], answer["winner"]) == (game_over, winner)

@@ -1185,3 +1185,23 @@ def test_apply_refuses_what_check_refuses() -> None:
     assert caught.value.reason == verdict["reason"]
     assert verdict["reason"]["code"] == "PILE_FROZEN_NEEDS_NATURAL_PAIR"
     assert verdict["reason"]["rule"].startswith("docs/variants/classic.md#the-frozen-pile (pagat.com")
+
+
+@pytest.mark.parametrize("added, size, melded, bonus", [
+    (["KC"], 8, 80, 500),                          # eight naturals: still natural
+    (["KC", "2C"], 9, 100, 300),                   # nine: 80 + 20, mixed
+    (["KC", "2C", "2D", "JK"], 11, 170, 300),      # eleven: 80 + 20 + 20 + 50, three wilds
+])
+def test_meld_has_no_upper_size(added: list[str], size: int, melded: int, bonus: int) -> None:
+    """seed 000 'Meldungen und Canastas' ('An einen fertigen Canasta darfst du weiter anlegen
+    ... die Grenze von drei wilden Karten gilt weiter'); pagat: Melds in Classic Canasta;
+    VARIANTS.md classic, Melds ('melds have no upper size'). A canasta of seven kings grows past
+    seven cards -- to nine and to eleven (all eight kings and three wild cards) -- in one play;
+    it stays one canasta, scored with all its cards."""
+    state = table({0: added + ["4C", "6C"], 2: ["4C"]}, melds=([meld(*SEVEN_KINGS)], []), turn=PLAY)
+    new = after(state, lay(*added, rank="K"))
+    assert side_melds(new, 0)["K"] == sorted(SEVEN_KINGS + added)
+    assert len(new["melds"][0]) == 1 and len(new["melds"][0][0]["cards"]) == size
+    assert hand_of(new, 0) == ["4C", "6C"]
+    b = breakdown(new, 0)
+    assert (b["melded_cards"], b["canasta_bonus"]) == (melded, bonus)

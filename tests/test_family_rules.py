@@ -951,3 +951,63 @@ def test_last_card_a_red_three_leaving_one_card_that_cannot_be_thrown(canasta: b
         "over", None, True)
     assert hand_of(new, 2) == ["3C"] and legal_list(new) == []
     assert score(new)["final"] is True
+
+
+@pytest.mark.parametrize("cards", [[], ["KD", "KC"]])
+def test_empty_stock_at_the_draw_the_pile_may_not_be_taken(cards: list[str]) -> None:
+    """seed 002 'Sonderregeln und Sonderfälle' ('Wird der Nachziehstapel leer, endet die laufende
+    Runde sofort. Sie wird dann ganz normal abgerechnet') and turn step 1 / 'Ablagestapel
+    aufnehmen'; VARIANTS.md family ('When the stock is empty the deal ends'). In play the deal
+    ends with the turn that drew the last card; a state where a player must draw from the empty
+    stock is taken as that end: the pile, whose top king fits the side's kings, is refused
+    (STOCK_EXHAUSTED, citing the empty-stock rule; no classic obligation to take it), drawing is
+    the only action listed and ends the deal, scored normally. With cards left in the stock the
+    same take is legal and listed."""
+    hand, pile = ["KD", "KC", "9C", "4C"], ["8D", "KH"]
+    melds: tuple[list[Data], list[Data]] = ([K3], [])
+    state = fam({0: hand}, discard=pile, melds=melds, stock=[], rest_to=1)
+    assert legal_list(state) == [{"type": "draw", "seat": 0}]
+    assert takes_listed(state) == []
+    assert refused(state, take(*cards)) == (0, "STOCK_EXHAUSTED")
+    verdict = api.check({"state": state, "actions": [take(*cards)]})
+    assert verdict["reason"]["rule"].startswith("docs/variants/family.md#when-the-stock-runs-out")
+    answer = run(state, DRAW)
+    turn = answer["state"]["turn"]
+    assert (turn["phase"], turn["stock_exhausted"], turn["went_out"]) == ("over", True, None)
+    assert events_of(answer, "deal-over") == [{"type": "deal-over", "stock_exhausted": True}]
+    assert hand_of(answer["state"], 0) == sorted(hand) and answer["state"]["discard"] == pile
+    control = fam({0: hand}, discard=pile, melds=melds, stock=["QH", "JD"], rest_to=1)
+    assert_legal(control, take(*cards))
+    assert sorted(cards) in [sorted(a["cards"]) for a in takes_listed(control)]
+
+
+def _with_totals_three(totals: tuple[int, int, int]) -> Data:
+    """A scored three-player table (each alone) whose game totals after the deal are ``totals``."""
+    hands = {s: ["4" + "CDH"[s]] for s in range(3)}
+    plain = fam(hands, melds=([NINES], [meld("8S", "8H", "8D")], [meld("7S", "7H", "7D")]),
+                options={"players": 3})
+    deal = [s["total"] for s in score(plain)["sides"]]
+    plain["scores"] = [t - d for t, d in zip(totals, deal, strict=True)]
+    return plain
+
+
+@pytest.mark.parametrize("totals, game_over, winner", [
+    ((5000, 4000, 4995), True, 0),      # exactly the target ends the game
+    ((4995, 4990, 4000), False, None),  # nobody reached 5,000
+    ((5100, 5200, 5150), True, 1),      # all three pass: the highest total wins
+    ((5200, 5200, 5300), True, 2),      # a tie below the top decides nothing
+    ((5100, 5100, 4000), False, None),  # exact tie at the top: another deal
+    ((5100, 5100, 5000), False, None),  # the same with the third past the target too
+])
+def test_three_players_game_to_5000(totals: tuple[int, int, int], game_over: bool,
+                                    winner: int | None) -> None:
+    """seed 002 opening ('Canasta geht aber auch zu zweit oder zu dritt, dann spielt jeder für sich
+    allein') and 'Abrechnung' ('bis ein Team insgesamt 5000 Punkte erreicht. Dieses Team gewinnt
+    das Spiel'); VARIANTS.md family ('three (13) ... each alone'; 'Target 5,000') and the common
+    rules (past the target in the same deal the higher total wins; an exact tie at or above the
+    target means another deal). With three sides the winner is the one highest total; a tie for
+    it is another deal."""
+    answer = score(_with_totals_three(totals))
+    assert len(answer["sides"]) == 3
+    assert answer["scores"] == list(totals)
+    assert (answer["game_over"], answer["winner"]) == (game_over, winner)

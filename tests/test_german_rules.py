@@ -1137,3 +1137,82 @@ def test_option_joker_canasta_is_the_canasta_to_go_out_and_scores_its_bonus() ->
                      turn={**PLAY, "melded": [0]}, options=JOKER_CANASTA)
     assert refused(without, lay("KD", "KC", "KH"), discard("4C")) == (
         0, "CANNOT_GO_OUT_WITHOUT_CANASTA")
+
+
+# =============================================================================================
+# Inherited from classic: the red three upcard freezes the pile; the one-card pile
+# =============================================================================================
+
+
+def test_red_three_upcard_at_the_deal_freezes_the_pile() -> None:
+    """seed 004 (ASS Altenburger) 'Canasta' (the top stock card starts the "Posso"; the leaflet
+    is silent on the upcard) and seed 000 'Aufbau' ('Ist sie ein Joker, eine Zwei oder eine rote
+    Drei, deckt ihr so lange weitere Karten darauf ... Der Stapel ist dann eingefroren') and 'Der
+    eingefrorene Stapel' ('für alle, wenn zu Beginn eine rote Drei aufgedeckt wurde');
+    VARIANTS.md german ('As classic, except ...'; the upcard is no exception) and VARIANTS.md
+    classic (Deal). A dealt red three upcard is covered and stays in the pile, which is frozen
+    (a plain upcard's is not)."""
+    frozen_seen = plain_seen = False
+    for seed in range(400):
+        state = api.deal({"variant": GERMAN, "seed": seed, "dealer": 0})["state"]
+        pile = state["discard"]
+        view = api.view({"state": state, "seat": 1})["state"]["discard"]
+        if len(pile) == 1:
+            assert view == {"top": pile[0], "size": 1, "frozen": False}, seed
+            plain_seen = True
+        elif pile[0] in ("3H", "3D"):
+            assert pile[-1] not in ("3H", "3D", "2S", "2H", "2D", "2C", "JK"), seed
+            assert view == {"top": pile[-1], "size": len(pile), "frozen": True}, seed
+            frozen_seen = True
+        if frozen_seen and plain_seen:
+            break
+    else:
+        raise AssertionError("no deal with a red three upcard (and one with a plain upcard)")
+
+
+@pytest.mark.parametrize("red", ["3H", "3D"])
+def test_red_three_upcard_freezes_the_pile_for_a_side_that_has_melded(red: str) -> None:
+    """seed 000 'Der eingefrorene Stapel' ('für alle, wenn zu Beginn eine rote Drei aufgedeckt
+    wurde') and 'Unterschiede in der Regel von ASS Altenburger' ('Stapel nur mit zwei natürlichen
+    Karten ... oder durch Anlegen an eine eigene Meldung'); seed 004 (ASS Altenburger) 'Der
+    Spielablauf'; VARIANTS.md german ('As classic, except ...') and VARIANTS.md classic (Deal,
+    Discard pile). A pile started on a red three is frozen even for a side that has melded:
+    adding the top seven to the side's sevens is refused, only a natural pair takes it, and the
+    red three goes to the side's bonus cards. Without the red three adding the seven is legal."""
+    hand = ["7H", "7C", "9C", "4C"]
+    melds: tuple[list[Data], list[Data]] = ([NINES, meld("7S", "7S", "7H")], [])
+    state = gtable({0: hand}, discard=[red, "7D"], melds=melds)
+    assert refused(state, take()) == (0, "PILE_FROZEN_NEEDS_NATURAL_PAIR")
+    assert [a for a in legal_list(state) if a["type"] == "take-pile"] == [
+        {"type": "take-pile", "cards": ["7H", "7C"], "seat": 0}]
+    answer = run(state, take("7H", "7C"))
+    assert answer["state"]["bonus_cards"][0] == [red]
+    assert events_of(answer, "red-threes") == [{"type": "red-threes", "seat": 0, "cards": [red]}]
+    assert side_melds(answer["state"], 0)["7"] == ["7C", "7D", "7H", "7H", "7S", "7S"]
+    assert hand_of(answer["state"], 0) == ["4C", "9C"]
+    control = gtable({0: hand}, discard=["8D", "7D"], melds=melds)
+    assert_legal(control, take())
+
+
+@pytest.mark.parametrize("hand, pile, ok", [
+    (["KD"], ["KH"], False),              # one card in hand, one-card pile
+    (["KD"], ["9C", "KH"], True),         # one card in hand, two-card pile
+    (["KD", "6C"], ["KH"], True),         # two cards in hand, one-card pile
+])
+def test_one_card_in_hand_may_not_take_one_card_pile(hand: list[str], pile: list[str],
+                                                     ok: bool) -> None:
+    """VARIANTS.md german ('As classic, except ...'; not an exception) and VARIANTS.md classic,
+    Discard pile ('A player holding one card may not take a one-card pile'; not in seeds 000 and
+    004; Britannica: canasta, Going out; research.md 2.5). Holding one king, the player may not
+    add a lone king on the pile to his side's kings (ONE_CARD_PILE, citing the German rule page,
+    and not listed); a second card in the hand or in the pile makes it legal."""
+    state = gtable({0: hand}, discard=pile, melds=([meld("KS", "KS", "KC")], []))
+    takes = [a for a in legal_list(state) if a["type"] == "take-pile"]
+    if ok:
+        assert_legal(state, take())
+        assert takes == [{"type": "take-pile", "cards": [], "seat": 0}]
+    else:
+        assert refused(state, take()) == (0, "ONE_CARD_PILE")
+        verdict = api.check({"state": state, "actions": [take()]})
+        assert verdict["reason"]["rule"].startswith("docs/variants/german.md#a-one-card-pile")
+        assert takes == []
