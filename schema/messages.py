@@ -118,6 +118,7 @@ TITLES: dict[str, str] = {
     "OVERLOADED": "Überlastet",
     "REQUEST_TIMEOUT": "Zeit für die Anfrage abgelaufen",
     "HEADERS_TOO_LARGE": "Kopfzeilen zu groß",
+    "BAD_HTTP_REQUEST": "Ungültige HTTP-Anfrage",
     "HTTP_ERROR": "HTTP-Fehler",
 }
 
