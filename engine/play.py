@@ -106,7 +106,7 @@ class Ctx:
         self.pending_points = (initial_points(rules, self.melds, self.pile_rank)
                                if turn.pending else 0)
         self.need = rules.canastas_to_go_out
-        self.must_out = turn.asked == "yes" or THREE in self.melds
+        self.must_out = turn.asked == "yes" or THREE in self.melds or turn.going_out
         self.go_ok = turn.asked != "no"
         self.nat = naturals_by_rank(self.hand) if self.hand is not None else None
         self._in_sequences: dict[int, int] | None = None
@@ -264,11 +264,13 @@ class Plan(NamedTuple):
     hand: Counts | None  # the seat's hand after the action (before pile cards join)
     commit: bool  # the action brings the side to its initial minimum
     goes_out: bool
+    release: bool  # a take whose pile cards join the hand at once: the turn goes out at once
 
 
 def _plan(action: Action, rank: int | None = None, meld: Meld | None = None,
-          hand: Counts | None = None, commit: bool = False, goes_out: bool = False) -> Plan:
-    plan: Plan = new_tuple(Plan, (action, rank, meld, hand, commit, goes_out))
+          hand: Counts | None = None, commit: bool = False, goes_out: bool = False,
+          release: bool = False) -> Plan:
+    plan: Plan = new_tuple(Plan, (action, rank, meld, hand, commit, goes_out, release))
     return plan
 
 
@@ -277,15 +279,28 @@ def _info(melds: dict[int, Meld]) -> dict[int, tuple[int, int]]:
     return {r: (m.naturals, m.wilds) for r, m in melds.items()}
 
 
+def _minimum_waived(rules: RuleSet, took_pile: bool, going_out: bool) -> bool:
+    """Going out at once needs no initial minimum: after a stock draw (pagat "Initial Meld
+    Requirement"); after taking the pile only where the rules waive it then too, the pile's
+    cards having joined the hand for it (ASS p. 4, "Handcanasta": ``Turn.going_out``)."""
+    return rules.concealed_waives_minimum and (not took_pile or going_out)
+
+
 def _finish_refusal(ctx: Ctx, hand: Counts | None, size: int, melds: dict[int, Meld],
                     committed: bool, held: int, held_cards: tuple[int, ...] | None,
-                    took_pile: bool, scope: feasible.Scope | None = None) -> Refusal | None:
-    """After an action leaving ``hand`` and the side's ``melds``: can the turn be finished?"""
+                    took_pile: bool, scope: feasible.Scope | None = None,
+                    going_out: bool = False) -> Refusal | None:
+    """After an action leaving ``hand`` and the side's ``melds``: can the turn be finished?
+    ``going_out``: the action makes the turn one that goes out at once (``Turn.going_out``)."""
     rules = ctx.rules
     scope = scope or ctx.scope
-    must_out = ctx.must_out or THREE in melds
-    # a binding yes, or black threes on the table: they are melded only when going out
-    out_code = "MUST_GO_OUT" if ctx.state.turn.asked == "yes" else "BLACK_THREES_ONLY_WHEN_GOING_OUT"
+    turn = ctx.state.turn
+    going_out = going_out or turn.going_out
+    must_out = ctx.must_out or going_out or THREE in melds
+    # a binding yes, the pile's cards taken for going out at once, or black threes on the
+    # table: they are melded only when going out
+    out_code = ("MUST_GO_OUT" if turn.asked == "yes" else "MUST_GO_OUT_AT_ONCE" if going_out
+                else "BLACK_THREES_ONLY_WHEN_GOING_OUT")
     # going out must end with a discard, unless by melding black threes (ASS p. 4)
     must_discard = rules.must_discard_to_go_out and THREE not in melds
     if committed:
@@ -319,7 +334,7 @@ def _finish_refusal(ctx: Ctx, hand: Counts | None, size: int, melds: dict[int, M
     if size == 0:
         if not ctx.go_ok:
             return _r("PARTNER_SAID_NO")
-        if took_pile or held or not rules.concealed_waives_minimum:
+        if held or not _minimum_waived(rules, took_pile, going_out):
             return _r("INITIAL_MELD_TOO_LOW", required=ctx.minimum, offered=points)
         if _canastas(rules, melds) < ctx.need:
             return _r("CANNOT_GO_OUT_WITHOUT_CANASTA", needed=ctx.need)
@@ -337,9 +352,8 @@ def _finish_refusal(ctx: Ctx, hand: Counts | None, size: int, melds: dict[int, M
                     must_discard, scope):
                 return None
         elif feasible.can_meld_out(rules, hand, info, ctx.need, must_discard,
-                                   minimum=ctx.minimum if took_pile or not
-                                   rules.concealed_waives_minimum else 0,
-                                   points_so_far=points, scope=scope):
+                                   minimum=0 if _minimum_waived(rules, took_pile, going_out)
+                                   else ctx.minimum, points_so_far=points, scope=scope):
             return None
     if must_out:
         return _r(out_code)
@@ -497,11 +511,34 @@ def _judge_take(ctx: Ctx, action: Action) -> Plan | Refusal:
     held = pile.size - 1 - reds
     scope = ctx.scope._replace(pile_rank=rank) if ctx.scope is not None and not ctx.opened else None
     commit = ctx.opened or _initial_met(ctx, {rank: meld}, rank)
+    if not commit and _out_at_once(ctx, hand, melds, held, held_cards, scope):
+        assert held_cards is not None
+        if _finish_refusal(ctx, _add(hand, held_cards), size + held, melds, False, 0, None,
+                           took_pile=True, scope=scope, going_out=True) is None:
+            return _plan(action, rank, meld, hand, release=True)
+        # nor can it go out at once: refused as the minimum refuses it
     bad = _finish_refusal(ctx, hand, size, melds, commit, held, held_cards, took_pile=True,
                           scope=scope)
     if bad:
         return bad
     return _plan(action, rank, meld, hand, commit=commit and not ctx.opened)
+
+
+def _out_at_once(ctx: Ctx, hand: Counts, melds: dict[int, Meld], held: int,
+                 held_cards: tuple[int, ...] | None, scope: feasible.Scope | None) -> bool:
+    """Does a take short of the initial minimum make the turn one that goes out at once, the
+    pile's cards joining the hand (``Turn.going_out``)? Where the rules waive the minimum for
+    that after taking the pile (ASS p. 4, "Handcanasta") and the hand cannot reach the minimum
+    with the pile's cards held back (pagat "Initial Meld Requirement": the top card and the
+    hand's cards count): then only going out at once can finish the turn."""
+    rules = ctx.rules
+    if not rules.concealed_pile_waives_minimum or held_cards is None or not ctx.go_ok:
+        return False
+    if ctx.must_out:
+        return True
+    points = initial_points(rules, melds, scope.pile_rank if scope is not None else None)
+    return not feasible.reaches_minimum(rules, hand, _info(melds), max(0, 2 - held),
+                                        ctx.minimum - points, scope or ctx.scope)
 
 
 def _resolve_rank(ctx: Ctx, action: Action) -> int | Refusal:
@@ -609,10 +646,12 @@ def _judge_discard(ctx: Ctx, action: Action) -> Plan | Refusal:
         return _r("CARDS_NOT_IN_HAND", cards=card_code(card) if card is not None else "")
     turn = ctx.state.turn
     left = ctx.hand_size - 1
+    if left and turn.going_out:
+        return _r("MUST_GO_OUT_AT_ONCE")
     # melds short of the minimum: no discard, unless it goes out concealed after drawing from
     # the stock, where the minimum does not apply (pagat "Initial Meld Requirement")
-    if not ctx.opened and turn.pending and (left or turn.took_pile or turn.held_size
-                                            or not ctx.rules.concealed_waives_minimum):
+    if not ctx.opened and turn.pending and (left or turn.held_size or not _minimum_waived(
+            ctx.rules, turn.took_pile, turn.going_out)):
         return _r("INITIAL_MELD_TOO_LOW", required=ctx.minimum, offered=ctx.pending_points)
     if ctx.rules.discard_rules == "modern":
         bad = _discard_refusal(ctx, card, left)
@@ -713,7 +752,7 @@ def _could_go_out(ctx: Ctx) -> bool:
         return feasible.open_and_meld_out(rules, hand, counts_of(turn.held), ctx.info,
                                           ctx.minimum - ctx.pending_points, ctx.need,
                                           must_discard, ctx.scope)
-    minimum = ctx.minimum if turn.took_pile or not rules.concealed_waives_minimum else 0
+    minimum = 0 if _minimum_waived(rules, turn.took_pile, turn.going_out) else ctx.minimum
     return feasible.can_meld_out(rules, hand, ctx.info, ctx.need, must_discard, minimum,
                                  ctx.pending_points, ctx.nat, ctx.scope)
 
@@ -726,7 +765,7 @@ def _next_turn(state: State, turn: Turn, melded: tuple[int, ...]) -> Turn:
     played = turn.played if turn.seat in turn.played else tuple(sorted((*turn.played, turn.seat)))
     # every field in order, made with ``new_tuple`` (a named tuple's own ``__new__`` is Python)
     new: Turn = new_tuple(Turn, (seat, DRAW, False, False, (), (), 0, None, turn.asked_this_deal,
-                                 melded, (), False, None, False, False, False, played))
+                                 melded, (), False, None, False, False, False, played, False))
     return new
 
 
@@ -754,7 +793,8 @@ def _end_deal(state: State, turn: Turn, went_out: int | None, events: list[Event
     events.append({"type": "deal-over", "stock_exhausted": exhausted})
     end = _turn_with(turn, phase=OVER, went_out=went_out, concealed=concealed,
                      partner_melded=partner_melded, stock_exhausted=exhausted, asked=None,
-                     melded=_melded_after(turn), pending=(), held=(), held_size=0)
+                     melded=_melded_after(turn), pending=(), held=(), held_size=0,
+                     going_out=False)
     return _evolve(state, turn=end)
 
 
@@ -792,7 +832,7 @@ def _turn_with(turn: Turn, phase: str | None = None, drawn: bool | None = None,
                melded: tuple[int, ...] | None = None, started: tuple[int, ...] | None = None,
                extended: bool | None = None, went_out: Any = _KEEP,
                concealed: bool | None = None, partner_melded: bool | None = None,
-               stock_exhausted: bool | None = None) -> Turn:
+               stock_exhausted: bool | None = None, going_out: bool | None = None) -> Turn:
     """``turn._replace(...)`` for the hot path (compiled, where ``_replace`` is Python: a few
     frames and a map over the fields); every field in order, made with ``new_tuple``."""
     new: Turn = new_tuple(Turn, (
@@ -812,7 +852,8 @@ def _turn_with(turn: Turn, phase: str | None = None, drawn: bool | None = None,
         turn.concealed if concealed is None else concealed,
         turn.partner_melded if partner_melded is None else partner_melded,
         turn.stock_exhausted if stock_exhausted is None else stock_exhausted,
-        turn.played))
+        turn.played,
+        turn.going_out if going_out is None else going_out))
     return new
 
 
@@ -919,7 +960,11 @@ def _build_take(ctx: Ctx, plan: Plan, started: tuple[int, ...],
     extended = plan.rank in ctx.melds and ctx.opened
     hand, size = plan.hand, ctx.hand_size - len(plan.action.cards)
     new_turn = _turn_with(turn, phase=PLAY, took_pile=True, started=started, extended=extended)
-    if ctx.opened or plan.commit:
+    if plan.release:  # for going out at once (ASS p. 4): the turn's melds stay pending
+        hand = _add(hand, held)
+        size += len(held)
+        new_turn = _turn_with(new_turn, pending=(plan.meld,), going_out=True)
+    elif ctx.opened or plan.commit:
         hand = _add(hand, held)
         size += len(held)
         if plan.commit:

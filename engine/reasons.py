@@ -135,6 +135,12 @@ CODES: Final[dict[str, tuple[str, str, str]]] = {
                         "Dein Partner hat nein gesagt: du darfst in diesem Zug nicht ausmachen."),
     "MUST_GO_OUT": ("going_out.ask", "Your partner said yes: you must go out this turn.",
                     "Dein Partner hat ja gesagt: du musst in diesem Zug ausmachen."),
+    "MUST_GO_OUT_AT_ONCE": ("going_out.concealed", "The pile's cards joined your hand before "
+                            "your side's initial meld: this turn goes out at once, without the "
+                            "minimum, or not at all.",
+                            "Die Karten des Ablagestapels sind vor der Erstmeldung deines Teams "
+                            "in deine Hand gekommen: dieser Zug macht auf einmal aus, ohne "
+                            "Mindestpunkte, oder gar nicht."),
     "ASK_NOT_ALLOWED": ("going_out.ask", "You may ask \"may I go out?\" {why}.",
                         "Du darfst \"Darf ich ausmachen?\" {why} fragen."),
     "ANSWER_NOT_EXPECTED": ("going_out.ask", "Nobody has asked to go out.",

@@ -130,6 +130,8 @@ class RuleSet:
     freeze_on_black_three: bool = False  # a black three in the pile freezes it (natural pair only)
     sujo: bool = False  # the target must be hit exactly
     concealed_waives_minimum: bool = True  # going out concealed after a stock draw
+    # ... and after taking the pile too (German Handcanasta, ASS p. 4: no minimum at all)
+    concealed_pile_waives_minimum: bool = False
     red_three_in_hand_when_out: bool = False  # the penalty only when someone went out (ASS)
     wild_meld: str = "none"  # none | complete (seven wild cards laid at once) | grow (3 to 7)
     wild_canasta_bonus: int = 0
@@ -288,8 +290,8 @@ SECTIONS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
                              "wild_canasta_bonus", "real_canasta_bonus", "pure_rank_canasta_bonus",
                              "wild_canasta_bonuses")),
     ("initial meld", "initial_meld", ("initial_minimums", "concealed_waives_minimum",
-                                      "initial_from_hand", "initial_needs_clean",
-                                      "canasta_waives_minimum")),
+                                      "concealed_pile_waives_minimum", "initial_from_hand",
+                                      "initial_needs_clean", "canasta_waives_minimum")),
     ("taking the discard pile", "pile.take", ("pile_natural_and_wild", "pile_add_alone",
                                               "pile_one_natural", "pile_needs_melded",
                                               "black_three_blocks", "one_card_pile_rule",

@@ -120,6 +120,9 @@ class Turn(NamedTuple):
     partner_melded: bool = False
     stock_exhausted: bool = False
     played: tuple[int, ...] = ()  # seats that have finished a turn this deal
+    # the pile's cards joined the hand before the side's initial meld stood: the turn goes out
+    # at once, without the minimum (German Handcanasta; ``RuleSet.concealed_pile_waives_minimum``)
+    going_out: bool = False
 
 
 class State(NamedTuple):

@@ -617,7 +617,7 @@ def _check_turn(rules: RuleSet, data: Data, turn: Data, add: Any) -> None:
                             "nicht beides"}
         elif phase == DRAW and (turn.get("drawn") or turn.get("took_pile") or turn.get("pending")
                                 or turn.get("asked") or turn.get("started")
-                                or turn.get("extended")):
+                                or turn.get("extended") or turn.get("going_out")):
             detail = {"en": "in phase draw nothing has happened in the turn yet",
                       "de": "in der Phase draw ist im Zug noch nichts geschehen"}
         elif phase == ANSWER and (turn.get("asked") != "waiting"
@@ -628,6 +628,14 @@ def _check_turn(rules: RuleSet, data: Data, turn: Data, add: Any) -> None:
         elif phase == PLAY and turn.get("asked") == "waiting":
             detail = {"en": "asked 'waiting' belongs to phase answer",
                       "de": "asked 'waiting' gehört zur Phase answer"}
+        elif turn.get("going_out") and not (
+                rules.concealed_pile_waives_minimum and turn.get("took_pile")
+                and not turn.get("held")):
+            detail = {"en": "going_out belongs to a turn that took the pile, its cards in the "
+                            "hand, where the rules waive the minimum for going out at once",
+                      "de": "going_out gehört zu einem Zug, der den Ablagestapel genommen hat, "
+                            "seine Karten in der Hand, wo die Regeln für das Ausmachen auf "
+                            "einmal auf die Mindestpunkte verzichten"}
     if detail:
         add(Problem("PHASE_INCONSISTENT", "/turn", {"detail": detail}))
 
@@ -678,6 +686,7 @@ def state_from_data(data: Data, rules: RuleSet | None = None) -> State:
         bool(t.get("partner_melded")),  # partner_melded
         stock_ran_out(data),  # stock_exhausted
         _seats(t.get("played")),  # played
+        bool(t.get("going_out")),  # going_out
     ))
     state: State = new_tuple(State, (
         rules,  # rules
@@ -740,6 +749,8 @@ def state_to_data(state: State) -> Data:
         t["started"] = [rank_code(r) for r in turn.started]
     if turn.extended:
         t["extended"] = True
+    if turn.going_out:
+        t["going_out"] = True
     if turn.phase == OVER:
         t.update(went_out=turn.went_out, concealed=turn.concealed,
                  partner_melded=turn.partner_melded, stock_exhausted=turn.stock_exhausted)

@@ -42,7 +42,7 @@ enum Word {
     W_STATE, W_ACTIONS, W_SEAT, W_VARIANT, W_OPTIONS, W_DEALER, W_SCORES, W_HANDS, W_MELDS,
     W_BONUS_CARDS, W_DISCARD, W_STOCK, W_TURN, W_SET_ASIDE, W_SIZE, W_TOP, W_FROZEN, W_RANK,
     W_CARDS, W_PHASE, W_DRAWN, W_TOOK_PILE, W_PENDING, W_HELD, W_ASKED, W_ASKED_THIS_DEAL,
-    W_MELDED, W_STARTED, W_EXTENDED, W_WENT_OUT, W_CONCEALED, W_PARTNER_MELDED,
+    W_MELDED, W_STARTED, W_EXTENDED, W_GOING_OUT, W_WENT_OUT, W_CONCEALED, W_PARTNER_MELDED,
     W_STOCK_EXHAUSTED, W_PLAYED, W_TYPE, W_CARD, W_ALLOW, W_CLASSIC,
     W_DRAW, W_PLAY, W_ANSWER, W_OVER, W_WAITING, W_YES, W_NO, W_TAKE_PILE, W_MELD, W_ASK,
     W_WILD, W_REAL, N_WORDS
@@ -51,7 +51,7 @@ static const char *const WORDS[N_WORDS] = {
     "state", "actions", "seat", "variant", "options", "dealer", "scores", "hands", "melds",
     "bonus_cards", "discard", "stock", "turn", "set_aside", "size", "top", "frozen", "rank",
     "cards", "phase", "drawn", "took_pile", "pending", "held", "asked", "asked_this_deal",
-    "melded", "started", "extended", "went_out", "concealed", "partner_melded",
+    "melded", "started", "extended", "going_out", "went_out", "concealed", "partner_melded",
     "stock_exhausted", "played", "type", "card", "allow", "classic",
     "draw", "play", "answer", "over", "waiting", "yes", "no", "take-pile", "meld", "ask",
     "wild", "real",
@@ -448,12 +448,12 @@ static PyObject *ranks(Src *s) {
 
 enum TurnField {
     T_SEAT, T_PHASE, T_DRAWN, T_TOOK_PILE, T_PENDING, T_HELD, T_ASKED, T_ASKED_THIS_DEAL,
-    T_MELDED, T_STARTED, T_EXTENDED, T_WENT_OUT, T_CONCEALED, T_PARTNER_MELDED,
+    T_MELDED, T_STARTED, T_EXTENDED, T_GOING_OUT, T_WENT_OUT, T_CONCEALED, T_PARTNER_MELDED,
     T_STOCK_EXHAUSTED, T_PLAYED, N_TURN
 };
 static const enum Word TURN_KEYS[N_TURN] = {
     W_SEAT, W_PHASE, W_DRAWN, W_TOOK_PILE, W_PENDING, W_HELD, W_ASKED, W_ASKED_THIS_DEAL,
-    W_MELDED, W_STARTED, W_EXTENDED, W_WENT_OUT, W_CONCEALED, W_PARTNER_MELDED,
+    W_MELDED, W_STARTED, W_EXTENDED, W_GOING_OUT, W_WENT_OUT, W_CONCEALED, W_PARTNER_MELDED,
     W_STOCK_EXHAUSTED, W_PLAYED,
 };
 
@@ -499,8 +499,8 @@ static int turn_field(Src *s, const Token *key, PyObject **values, void *ctx) {
     case T_MELDED: return READ(i, or_none(s, seats));
     case T_STARTED: return READ(i, ranks(s));
     case T_WENT_OUT: return READ(i, or_none(s, seat));
-    case T_DRAWN: case T_TOOK_PILE: case T_EXTENDED: case T_CONCEALED: case T_PARTNER_MELDED:
-    case T_STOCK_EXHAUSTED: return READ(i, boolean(s));
+    case T_DRAWN: case T_TOOK_PILE: case T_EXTENDED: case T_GOING_OUT: case T_CONCEALED:
+    case T_PARTNER_MELDED: case T_STOCK_EXHAUSTED: return READ(i, boolean(s));
     default: return 0;
     }
 }

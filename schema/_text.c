@@ -336,7 +336,7 @@ enum { S_RULES, S_DEALER, S_SCORES, S_HANDS, S_HAND_SIZES, S_MELDS, S_BONUS, S_P
        S_STOCK_SIZE, S_TURN, S_SET_ASIDE, S_FIELDS };
 enum { T_SEAT, T_PHASE, T_DRAWN, T_TOOK_PILE, T_PENDING, T_HELD, T_HELD_SIZE, T_ASKED,
        T_ASKED_THIS_DEAL, T_MELDED, T_STARTED, T_EXTENDED, T_WENT_OUT, T_CONCEALED,
-       T_PARTNER_MELDED, T_STOCK_EXHAUSTED, T_PLAYED, T_FIELDS };
+       T_PARTNER_MELDED, T_STOCK_EXHAUSTED, T_PLAYED, T_GOING_OUT, T_FIELDS };
 enum { M_RANK, M_CARDS, M_FIELDS = 4 };
 enum { P_CARDS, P_TOP, P_SIZE, P_FROZEN, P_FIELDS };
 /* rank texts: 13 ranks, then a wild meld's (rank -1), then a sequence's (ranks -10 and below) */
@@ -563,6 +563,9 @@ static int write_turn(Buffer *b, PyObject *turn, const Tables *t) {
     }
     int extended = PyObject_IsTrue(F(T_EXTENDED));
     if (extended < 0 || (extended && lit(b, ",\"extended\":true") < 0))
+        return -1;
+    int going_out = PyObject_IsTrue(F(T_GOING_OUT));
+    if (going_out < 0 || (going_out && lit(b, ",\"going_out\":true") < 0))
         return -1;
     if (over && (lit(b, ",\"went_out\":") < 0
                  || (F(T_WENT_OUT) == Py_None ? lit(b, "null")

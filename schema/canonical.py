@@ -86,6 +86,7 @@ class Turn(_Strict):
     melded: Seats | None = None
     started: Annotated[list[Rank], Meta(max_length=20)] = []
     extended: bool = False
+    going_out: bool = False
     went_out: Seat | None = None
     concealed: bool = False
     partner_melded: bool = False

@@ -407,6 +407,11 @@ class Turn(BaseModel):
     extended: bool = Field(
         False, description="This seat added to a meld that existed before this turn."
     )
+    going_out: bool = Field(
+        False,
+        description="The pile's cards joined the hand before the side's initial meld: the turn "
+        "goes out at once, without the minimum (German Handcanasta).",
+    )
     went_out: Seat | None = Field(
         None, description="Seat that went out, if the deal ended so."
     )

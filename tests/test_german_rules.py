@@ -88,7 +88,7 @@ def test_rule_table_four_players() -> None:
         "frozen_until_melded": True, "red_three_bonus": 100,
         "red_three_bonus_all": [{"count": 4, "total": 800}], "red_three_card_points": 0,
         "red_three_in_hand_penalty": 500, "red_three_in_hand_when_out": True,
-        "red_three_negative": "no_canasta",
+        "red_three_negative": "no_canasta", "concealed_pile_waives_minimum": True,
         "canastas_to_go_out": 1, "going_out_bonus": 100, "must_discard_to_go_out": True,
         "black_three_meld": True, "concealed_rule": "at_once", "blatt_bonus": 200,
         "hand_canasta_bonus": 1000, "first_turn_bonus": 0, "stock_exhausted": "end",
@@ -1216,3 +1216,101 @@ def test_one_card_in_hand_may_not_take_one_card_pile(hand: list[str], pile: list
         verdict = api.check({"state": state, "actions": [take()]})
         assert verdict["reason"]["rule"].startswith("docs/variants/german.md#a-one-card-pile")
         assert takes == []
+
+
+# =============================================================================================
+# Handcanasta after taking the pile: no minimum
+# =============================================================================================
+
+#: seat 0 at 1,500 (minimum 90), the pile one five: the pile's meld (15) and every meld the
+#: hand can make besides (20 + 15) stay short of 90; with the pile's cards the hand goes out at
+#: once with a canasta of fives and a last discard
+_HAND_OUT = ["5S", "5H", "5C", "5C", "5S", "5H", "4S", "4H", "4D", "9S"]
+
+
+def _hand_out(hand: list[str] = _HAND_OUT, pile: tuple[str, ...] = ("5D",),
+              variant: str = GERMAN) -> Data:
+    return table({0: hand}, discard=list(pile), variant=variant, scores=[1500, 0],
+                 dealer=3)
+
+
+def test_handcanasta_after_taking_the_pile_needs_no_minimum() -> None:
+    """seed 004 (ASS Altenburger) 'Das Ausmachen' ('Ausmachen ohne vorheriges Auslegen, der
+    "Handcanasta" ... Dabei brauchen die Mindestpunkte für das Erstauslegen nicht beachtet zu
+    werden'); VARIANTS.md german ('"Handcanasta" (the side goes out without any earlier meld;
+    no minimum needed) 1,000'). The minimum is waived whether the player drew from the stock or
+    took the pile: the pile's cards join the hand for it and the turn must go out at once."""
+    state = _hand_out()
+    out = [take("5S", "5H"), lay("5C", "5C", "5S", "5H"), lay("4S", "4H", "4D"), discard("9S")]
+    assert_legal(state, *out)
+    takes = [a for a in legal_list(state) if a["type"] == "take-pile"]
+    assert len(takes) == 1 and after(state, takes[0])["turn"]["going_out"] is True
+    taken = after(state, out[0])
+    assert taken["turn"]["going_out"] is True and "held" not in taken["turn"]
+    assert pending_of(taken) == {"5": ["5D", "5H", "5S"]}
+    assert hand_of(taken, 0) == sorted(["5C", "5C", "5S", "5H", "4S", "4H", "4D", "9S"])
+    over = after(state, *out)
+    assert (over["turn"]["went_out"], over["turn"]["concealed"]) == (0, True)
+    assert "going_out" not in over["turn"]
+    assert breakdown(over, 0)["going_out"] == 1000
+
+
+def test_after_such_a_take_the_turn_goes_out_at_once_or_not_at_all() -> None:
+    """seed 004 (ASS Altenburger) 'Das Ausmachen'; VARIANTS.md german. The minimum is waived for
+    going out only: once the pile's cards joined the hand short of it, a discard that keeps
+    cards is refused, and so is a meld after which the hand cannot go out; the listing offers
+    neither."""
+    taken = after(_hand_out(), take("5S", "5H"))
+    assert refused(taken, lay("4S", "4H", "4D"), discard("9S")) == (1, "MUST_GO_OUT_AT_ONCE")
+    assert refused(taken, discard("9S")) == (0, "MUST_GO_OUT_AT_ONCE")
+    listed = legal_list(taken)
+    assert listed and not [a for a in listed if a["type"] == "discard"]
+    assert {a["type"] for a in listed} == {"meld"}
+
+
+def test_a_take_short_of_the_minimum_that_cannot_go_out_is_refused() -> None:
+    """seed 004 (ASS Altenburger) 'Das Ausmachen'; VARIANTS.md german. Without a way out at once
+    (a queen and a nine left over from the pile), the take is refused as the minimum refuses it."""
+    state = _hand_out(["5S", "5H", "5C", "5C", "5S", "5H", "4S", "4H", "9S"],
+                      pile=("4D", "QS", "5D"))
+    assert refused(state, take("5S", "5H")) == (0, "INITIAL_MELD_UNREACHABLE")
+
+
+def test_a_take_that_can_still_reach_the_minimum_holds_the_pile_back() -> None:
+    """seed 004 (ASS Altenburger) p. 2 (the first meld's minimum); pagat "Initial Meld
+    Requirement" (the top card and the hand's cards count; the pile's cards join once the
+    minimum stands), as classic; VARIANTS.md german. Where the hand can still reach the minimum,
+    a take short of it holds the pile's cards back as in classic: the turn is not bound to go
+    out."""
+    hand = ["5S", "5H", "AS", "AH", "AC", "KS", "KH", "KC", "9S", "8S"]
+    taken = after(_hand_out(hand, pile=("QS", "5D")), take("5S", "5H"))
+    assert "going_out" not in taken["turn"] and taken["turn"]["held"] == ["QS"]
+    opened = after(taken, lay("AS", "AH", "AC"), lay("KS", "KH", "KC"))
+    assert side_melds(opened, 0) and "QS" in opened["hands"][0]
+
+
+def test_classic_keeps_the_minimum_after_taking_the_pile() -> None:
+    """pagat "Initial Meld Requirement" (going out concealed after taking the pile: the top card
+    and the hand cards used with it must meet the minimum); VARIANTS.md classic. The German
+    waiver is German only."""
+    state = _hand_out(variant="classic")
+    assert refused(state, take("5S", "5H")) == (0, "INITIAL_MELD_UNREACHABLE")
+
+
+@pytest.mark.parametrize("variant, turn", [
+    ("classic", {"seat": 0, "phase": "play", "took_pile": True, "going_out": True,
+                 "pending": [{"rank": "5", "cards": ["5S", "5H", "5D"]}]}),
+    (GERMAN, {"seat": 0, "phase": "play", "drawn": True, "going_out": True,
+              "pending": [{"rank": "5", "cards": ["5S", "5H", "5D"]}]}),
+    (GERMAN, {"seat": 0, "phase": "draw", "going_out": True}),
+])
+def test_going_out_only_after_a_take_where_the_rules_waive_the_minimum(variant: str,
+                                                                      turn: Data) -> None:
+    """docs/variants/german.md#going-out-concealed: ``turn.going_out`` says a take's pile cards
+    joined the hand for going out at once; anywhere else it contradicts the turn."""
+    state = table({0: ["5C", "5C", "4S", "4H", "9S"]}, variant=variant, dealer=3)
+    state["turn"] = turn
+    answer = api.validate({"state": state})
+    assert ("PHASE_INCONSISTENT", "/state/turn") in {(p["code"], p["path"])
+                                                      for p in answer["problems"]}
+

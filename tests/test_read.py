@@ -94,6 +94,21 @@ def _all_requests(variant: str, seeds: range) -> list[dict[str, Any]]:
     return requests + views
 
 
+def test_native_reader_takes_a_turn_going_out_at_once(native: Reader) -> None:
+    """``turn.going_out`` (German, a take whose pile cards joined the hand), read as the structs
+    read it, and a turn without it read as false."""
+    from tests.test_state_text import handcanasta_take
+
+    state = handcanasta_take()
+    for op in ("validate", "legal-actions", "score"):
+        assert agrees(native, op, orjson.dumps({"state": state})), op
+    assert native(orjson.dumps({"state": state}), KINDS["validate"])["state"]["turn"][
+        "going_out"] is True
+    del state["turn"]["going_out"]
+    assert native(orjson.dumps({"state": state}), KINDS["validate"])["state"]["turn"][
+        "going_out"] is False
+
+
 @pytest.mark.parametrize("variant", [v.id for v in VARIANTS])
 def test_native_reader_takes_every_request_the_service_writes(native: Reader,
                                                               variant: str) -> None:

@@ -57,7 +57,7 @@ def test_the_writer_reads_the_engine_tuples_fields_where_they_are() -> None:
     assert Turn._fields == ("seat", "phase", "drawn", "took_pile", "pending", "held",
                             "held_size", "asked", "asked_this_deal", "melded", "started",
                             "extended", "went_out", "concealed", "partner_melded",
-                            "stock_exhausted", "played")
+                            "stock_exhausted", "played", "going_out")
     assert Meld._fields[:2] == ("rank", "cards") and len(Meld._fields) == 4
     assert Pile._fields == ("cards", "top", "size", "frozen")
 
@@ -104,6 +104,22 @@ def test_native_state_text_of_the_rare_parts(native: Writer) -> None:
                          turn=base.turn._replace(started=(REAL,), pending=(sequence,)))
     assert '"rank":"real"' in native_text(native, real)
     assert native_text(native, real) == written(real)
+    # German: a take whose pile cards joined the hand for going out at once (turn.going_out)
+    released = wire.state_from_data(handcanasta_take())
+    assert released.turn.going_out
+    assert '"going_out":true' in native_text(native, released)
+    assert native_text(native, released) == written(released)
+
+
+def handcanasta_take() -> dict[str, Any]:
+    """A German state just after a take short of the minimum that goes out at once
+    (tests/test_german_rules.py: Handcanasta after taking the pile)."""
+    from tests.test_german_rules import _hand_out
+
+    taken: dict[str, Any] = api.apply({"state": _hand_out(), "actions": [
+        {"type": "take-pile", "cards": ["5S", "5H"]}]})["state"]
+    assert taken["turn"]["going_out"] is True
+    return taken
 
 
 def test_option_values_and_the_kept_heads(native: Writer) -> None:

@@ -33,7 +33,8 @@ from tests.playout import playout
 
 
 def _immediate_only(ctx: Any, hand: Any, size: int, melds: Any, committed: bool, held: int,
-                    held_cards: Any, took_pile: bool, scope: Any = None) -> Any:
+                    held_cards: Any, took_pile: bool, scope: Any = None,
+                    going_out: bool = False) -> Any:
     """The judge's end-of-turn check cut down to what an action does at once: emptying the hand
     is going out, and going out has its conditions. Whether the turn can be finished later is
     left to the search."""
@@ -42,7 +43,8 @@ def _immediate_only(ctx: Any, hand: Any, size: int, melds: Any, committed: bool,
         return None
     if not ctx.go_ok:
         return play._r("PARTNER_SAID_NO")
-    if not committed and (took_pile or held or not rules.concealed_waives_minimum):
+    going_out = going_out or ctx.state.turn.going_out
+    if not committed and (held or not play._minimum_waived(rules, took_pile, going_out)):
         return play._r("INITIAL_MELD_TOO_LOW", required=ctx.minimum, offered=0)
     if play._canastas(rules, melds) < ctx.need:
         return play._r("CANNOT_GO_OUT_WITHOUT_CANASTA", needed=ctx.need)

@@ -1525,6 +1525,12 @@ export interface components {
              */
             extended?: boolean;
             /**
+             * Going Out
+             * @description The pile's cards joined the hand before the side's initial meld: the turn goes out at once, without the minimum (German Handcanasta).
+             * @default false
+             */
+            going_out?: boolean;
+            /**
              * Went Out
              * @description Seat that went out, if the deal ended so.
              * @default null

@@ -63,6 +63,7 @@ GERMAN = replace(
     stock_exhausted="end",
     stock_exhausted_penalty=100,
     red_three_in_hand_when_out=True,
+    concealed_pile_waives_minimum=True,
     sources=tuple(SOURCES.items()),
 )
 
