@@ -318,8 +318,8 @@ def _finish_refusal(ctx: Ctx, hand: Counts | None, size: int, melds: dict[int, M
                 return _r("PARTNER_SAID_NO")
             full = hand if not held else (None if hand is None or held_cards is None
                                           else _add(hand, held_cards))
-            if full is None:
-                return None  # cannot tell without the pile's cards; apply will ask for them
+            if full is None:  # whether the hand can go out turns on the pile's cards
+                raise NeedsHiddenInfo(hand_of(ctx.seat) if hand is None else PILE_CARDS)
             if not feasible.can_meld_out(rules, full, _info(melds), ctx.need, must_discard,
                                          scope=scope):
                 if must_out:
@@ -347,7 +347,12 @@ def _finish_refusal(ctx: Ctx, hand: Counts | None, size: int, melds: dict[int, M
             return None
     if ctx.go_ok:
         if held:
-            if held_cards is not None and feasible.open_and_meld_out(
+            if held_cards is None:
+                # going out with them turns on the pile's cards, once the hand can open at all
+                # (every card of it laid: going out keeps none)
+                if feasible.reaches_minimum(rules, hand, info, 0, ctx.minimum - points, scope):
+                    raise NeedsHiddenInfo(PILE_CARDS)
+            elif feasible.open_and_meld_out(
                     rules, hand, counts_of(held_cards), info, ctx.minimum - points, ctx.need,
                     must_discard, scope):
                 return None
@@ -418,6 +423,10 @@ def _judge_draw(ctx: Ctx, action: Action) -> Plan | Refusal:
         return _r("MUST_TAKE_PILE")
     return _plan(action)
 
+
+#: ``NeedsHiddenInfo``'s what of a discard pile seen as its top card and size
+PILE_CARDS: Final[Words] = {"en": "the cards of the discard pile",
+                            "de": "die Karten des Ablagestapels"}
 
 _FREEZERS: Final = (("freeze_on_wild", "a wild card", "eine wilde Karte"),
                     ("freeze_on_red_three", "a red three", "eine rote Drei"),
@@ -511,6 +520,18 @@ def _judge_take(ctx: Ctx, action: Action) -> Plan | Refusal:
     held = pile.size - 1 - reds
     scope = ctx.scope._replace(pile_rank=rank) if ctx.scope is not None and not ctx.opened else None
     commit = ctx.opened or _initial_met(ctx, {rank: meld}, rank)
+    if rest is None and pile.frozen and rules.freeze_on_red_three and held:
+        # a frozen pile seen from outside may hold red threes turned up at the deal, which go
+        # to the bonus cards: judged with none and with as many as may lie there, or it turns
+        # on the pile's cards
+        fewest = max(0, held - 2 * rules.packs)
+        verdicts = [_finish_refusal(ctx, hand, size, melds, commit, n, None, took_pile=True,
+                                    scope=scope) for n in (held, fewest)]
+        if (verdicts[0] is None) != (verdicts[1] is None):
+            raise NeedsHiddenInfo(PILE_CARDS)
+        if verdicts[0] is not None:
+            return verdicts[0]
+        return _plan(action, rank, meld, hand, commit=commit and not ctx.opened)
     if not commit and _out_at_once(ctx, hand, melds, held, held_cards, scope):
         assert held_cards is not None
         if _finish_refusal(ctx, _add(hand, held_cards), size + held, melds, False, 0, None,
@@ -943,8 +964,7 @@ def _build_take(ctx: Ctx, plan: Plan, started: tuple[int, ...],
     assert plan.meld is not None and plan.rank is not None and plan.hand is not None
     if pile.cards is None:
         if pile.size > 1:
-            raise NeedsHiddenInfo({"en": "the cards of the discard pile",
-                                   "de": "die Karten des Ablagestapels"})
+            raise NeedsHiddenInfo(PILE_CARDS)
         rest: tuple[int, ...] = ()
     else:
         rest = pile.cards[:-1]

@@ -284,20 +284,9 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
                         {"detail": {"en": "a top card goes with a non-empty pile",
                                     "de": "eine oberste Karte gehört zu einem nicht leeren "
                                           "Stapel"}}))
-        if pile.get("frozen") and not (rules.freeze_on_wild or rules.freeze_on_red_three
-                                       or rules.freeze_on_black_three
-                                       or rules.pile_always_frozen):
-            add(Problem("PILE_VIEW_INCONSISTENT", "/discard/frozen",
-                        {"detail": {"en": "no card freezes the pile in these rules",
-                                    "de": "keine Karte friert den Stapel nach diesen Regeln ein"}}))
-        if top is not None:
-            card = parse_card(top)
-            if is_wild(card) and rules.freeze_on_wild and not pile.get("frozen"):
-                add(Problem("PILE_VIEW_INCONSISTENT", "/discard/frozen",
-                            {"detail": {"en": "a wild card on top freezes the pile",
-                                        "de": "eine wilde Karte oben friert den Stapel ein"}}))
-            if card in bonus_cards:
-                add(Problem(in_pile, "/discard/top"))
+        _check_pile_view(rules, pile, top, seen, add)
+        if top is not None and parse_card(top) in bonus_cards:
+            add(Problem(in_pile, "/discard/top"))
     else:
         cards = _cards(pile)
         total += len(cards)
@@ -347,7 +336,8 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
             for j, card in enumerate(cards):
                 tally[card] = tally[card] + 1
                 if tally[card] == rules.deck_copies(card) + 1:
-                    add(Problem("TOO_MANY_COPIES", f"{_at(where, index, tail)}/{j}", {
+                    at = _at(where, index, tail)  # (a pile view's top is one card, no list)
+                    add(Problem("TOO_MANY_COPIES", at if where == "/discard/top" else f"{at}/{j}", {
                         "card": card_code(card), "count": tally[card],
                         "copies": rules.deck_copies(card)}))
     if total != rules.deck_size:
@@ -355,6 +345,38 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
     _check_turn(rules, data, turn, add)
     _check_history(rules, data, turn, read, add)
     return read
+
+
+def _check_pile_view(rules: RuleSet, pile: Data, top: str | None, seen: list[Seen],
+                     add: Any) -> None:
+    """A pile seen as ``{"top", "size", "frozen"}``: its top card counts against the deck, and
+    ``frozen`` (a card that freezes it for everybody lies in it) agrees with the rules and with
+    what can be seen: a wild card or, where it freezes, a black three on top; nothing in an
+    empty pile; no card but the top one in a pile of one."""
+    frozen = bool(pile.get("frozen"))
+    card = parse_card(top) if top is not None else None
+    if card is not None:
+        seen.append(("/discard/top", -1, "", (card,)))
+    freezes = card is not None and ((is_wild(card) and rules.freeze_on_wild) or (
+        is_black_three(card) and rules.freeze_on_black_three))
+    detail: Words | None = None
+    if frozen and not (rules.freeze_on_wild or rules.freeze_on_red_three
+                       or rules.freeze_on_black_three or rules.pile_always_frozen):
+        detail = {"en": "no card freezes the pile in these rules",
+                  "de": "keine Karte friert den Stapel nach diesen Regeln ein"}
+    elif freezes and not frozen:
+        assert card is not None
+        detail = {"en": f"{card_code(card)} on top freezes the pile",
+                  "de": f"{card_code(card)} oben friert den Stapel ein"}
+    elif frozen and pile["size"] == 0:
+        detail = {"en": "an empty pile is not frozen", "de": "ein leerer Stapel ist nicht "
+                                                             "eingefroren"}
+    elif frozen and pile["size"] == 1 and not freezes and not rules.pile_always_frozen:
+        detail = {"en": "a pile of one card that does not freeze it is not frozen",
+                  "de": "ein Stapel aus einer Karte, die ihn nicht einfriert, ist nicht "
+                        "eingefroren"}
+    if detail is not None:
+        add(Problem("PILE_VIEW_INCONSISTENT", "/discard/frozen", {"detail": detail}))
 
 
 def _has_bonus_card(rules: RuleSet, cards: tuple[int, ...]) -> bool:

@@ -135,3 +135,65 @@ def test_a_view_answers_as_the_full_state_unless_a_hidden_card_decides(
                     continue
                 assert listed == list(legal_actions(full))
     assert decided and compared  # the views decided some actions: the comparison is not empty
+
+
+def _verdict(state: dict[str, Any], action: dict[str, Any]) -> tuple[bool, str | None] | str:
+    """check's verdict on one action, or the code of the problem it answers instead."""
+    try:
+        answer = api.check({"state": state, "actions": [action]})
+    except api.OpError as exc:
+        return exc.code
+    return answer["legal"], (answer.get("reason") or {}).get("code")
+
+
+def _own_view(state: dict[str, Any]) -> dict[str, Any]:
+    view: dict[str, Any] = api.view({"state": state, "seat": state["turn"]["seat"]})["state"]
+    return view
+
+
+@pytest.mark.parametrize(("hand", "melds", "pile", "cards", "full"), [
+    # two red threes turned up at the deal lie under the top (they go to the bonus cards, so
+    # no card of the pile joins the hand): whether the hand must keep two cards turns on them
+    (["7C", "7H", "4S", "4H", "4D", "5S", "5H", "5D", "6S", "6H", "6D"], [], ["3H", "3D", "7S"],
+     ["7C", "7H"], (False, "INITIAL_MELD_UNREACHABLE")),
+    # the hand opens only by laying every card: then the 4C under the top goes out with them
+    (["7C", "7C", "7H", "7H", "7D", "7D", "4S", "4H", "4D"], [], ["4C", "7S"], ["7C", "7C"],
+     (True, None)),
+    # one card left with the pile's: whether it goes out (a canasta needed) turns on that card
+    (["7C", "7C"], [{"rank": "K", "cards": ["KS", "KH", "KD"]}], ["5S", "7S"], ["7C", "7C"],
+     (False, "CANNOT_GO_OUT_WITHOUT_CANASTA")),
+])
+def test_a_take_that_turns_on_the_pile_s_cards_needs_them(hand: list[str], melds: list[Any],
+                                                          pile: list[str], cards: list[str],
+                                                          full: tuple[bool, str | None]) -> None:
+    """docs/wire-format.md, hidden cards: on a view, legal-actions and check answer as on the
+    full state where no hidden card decides, else NEEDS_HIDDEN_INFO, never another verdict. A
+    seat's own view shows the pile's top card and size: where the take's verdict turns on the
+    cards under it, the answer is NEEDS_HIDDEN_INFO (it was a definite, and here wrong,
+    answer)."""
+    from tests.builders import table
+
+    state = table({0: hand}, melds=[melds, []], discard=pile)
+    take = {"type": "take-pile", "cards": cards}
+    assert _verdict(state, take) == full
+    view = _own_view(state)
+    assert _verdict(view, take) == "NEEDS_HIDDEN_INFO"
+    with pytest.raises(api.OpError) as exc:
+        api.legal_actions({"state": view})
+    assert exc.value.code == "NEEDS_HIDDEN_INFO"
+
+
+def test_a_take_that_cannot_open_whatever_the_pile_holds_is_refused_on_the_view() -> None:
+    """docs/wire-format.md, hidden cards: where the hand cannot reach the initial minimum even
+    laying every card, no card under the top can help: the view refuses the take as the full
+    state does, and lists the rest."""
+    from tests.builders import table
+
+    state = table({0: ["6S", "6D", "6C", "7S", "AH", "AC", "QC", "3C", "4C"]},
+                  discard=["JK", "QD", "8C", "JS", "6H"])
+    take = {"type": "take-pile", "cards": ["6S", "6D"]}
+    assert _verdict(state, take) == (False, "INITIAL_MELD_UNREACHABLE")
+    view = _own_view(state)
+    assert _verdict(view, take) == (False, "INITIAL_MELD_UNREACHABLE")
+    assert api.legal_actions({"state": view})["actions"] == api.legal_actions(
+        {"state": state})["actions"]

@@ -410,3 +410,42 @@ def test_a_pile_view_frozen_where_nothing_freezes_it(variant: str, options: dict
     else:
         assert [p["path"] for p in wrong] == ["/state/discard/frozen"]
         assert problems == wrong
+
+
+def _view_of(hand: list[str], pile: list[str], variant: str = "classic",
+             options: dict[str, Any] | None = None) -> dict[str, Any]:
+    from tests.builders import table
+
+    state = table({0: hand}, discard=pile, variant=variant, options=options)
+    view: dict[str, Any] = api.view({"state": state, "seat": 0})["state"]
+    assert problems(view) == set(), "the service's own view is valid"
+    return view
+
+
+def test_a_pile_view_agrees_with_what_can_be_seen() -> None:
+    """A pile seen as ``{"top", "size", "frozen"}`` (docs/wire-format.md, the state): its top
+    card counts against the deck (a third KD is one copy too many), and ``frozen`` says what
+    can be seen: not for an empty pile, nor for a pile of one plain card; always where the top
+    card freezes it (a wild card, or a black three under Canastra's option `freeze:
+    wild-or-black-three`: seed 003 'Häufige Varianten')."""
+    third = _view_of(["KD", "KD", "4S", "5S"], ["5S", "9H", "KC"])
+    third["discard"]["top"] = "KD"
+    assert ("TOO_MANY_COPIES", "/state/discard/top") in problems(third)
+    one = _view_of(["KC", "KH", "4S", "5S"], ["9H"])
+    one["discard"]["frozen"] = True
+    assert problems(one) == {("PILE_VIEW_INCONSISTENT", "/state/discard/frozen")}
+    empty = copy.deepcopy(one)
+    empty["discard"] = {"top": None, "size": 0, "frozen": True}
+    empty["stock"]["size"] += 1
+    assert problems(empty) == {("PILE_VIEW_INCONSISTENT", "/state/discard/frozen")}
+    black = _view_of(["KC", "KH", "4S", "5S"], ["9H", "3S"], "canastra",
+                     {"freeze": "wild-or-black-three"})
+    assert black["discard"]["frozen"] is True
+    black["discard"]["frozen"] = False
+    assert problems(black) == {("PILE_VIEW_INCONSISTENT", "/state/discard/frozen")}
+    # a pile of one wild card is frozen, and a bigger one may hold a card that freezes it
+    wild = _view_of(["KC", "KH", "4S", "5S"], ["2C"])
+    assert wild["discard"]["frozen"] is True
+    two = _view_of(["KC", "KH", "4S", "5S"], ["9H", "8H"])
+    two["discard"]["frozen"] = True
+    assert problems(two) == set()
