@@ -348,11 +348,15 @@ def test_two_in_hand_take_then_meld_buried_card() -> None:
     assert hand_of(new, 0) == ["4C", "6C", "9C", "QH"]
 
 
-@pytest.mark.parametrize("hand, pile, ok", [
+#: (hand, pile, legal) of a lone king on the pile added to the side's kings
+ONE_CARD_PILE_CASES = [
     (["KD"], ["KH"], False),              # one card in hand, one-card pile
     (["KD"], ["9C", "KH"], True),         # one card in hand, two-card pile
     (["KD", "6C"], ["KH"], True),         # two cards in hand, one-card pile
-])
+]
+
+
+@pytest.mark.parametrize("hand, pile, ok", ONE_CARD_PILE_CASES)
 def test_one_card_in_hand_may_not_take_one_card_pile(hand: list[str], pile: list[str],
                                                      ok: bool) -> None:
     """VARIANTS.md classic, Discard pile (not in seed 000; Britannica: canasta, Going out;

@@ -47,6 +47,7 @@ from tests.builders import (
     table,
     take,
 )
+from tests.test_classic_rules import ONE_CARD_PILE_CASES
 
 GERMAN = "german"
 THREE_PLAYERS = {"players": 3}
@@ -1194,11 +1195,7 @@ def test_red_three_upcard_freezes_the_pile_for_a_side_that_has_melded(red: str) 
     assert_legal(control, take())
 
 
-@pytest.mark.parametrize("hand, pile, ok", [
-    (["KD"], ["KH"], False),              # one card in hand, one-card pile
-    (["KD"], ["9C", "KH"], True),         # one card in hand, two-card pile
-    (["KD", "6C"], ["KH"], True),         # two cards in hand, one-card pile
-])
+@pytest.mark.parametrize("hand, pile, ok", ONE_CARD_PILE_CASES)
 def test_one_card_in_hand_may_not_take_one_card_pile(hand: list[str], pile: list[str],
                                                      ok: bool) -> None:
     """VARIANTS.md german ('As classic, except ...'; not an exception) and VARIANTS.md classic,
