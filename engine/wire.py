@@ -95,9 +95,9 @@ def _numbered(melds: list[Meld]) -> tuple[Meld, ...]:
 
 
 _SEEN: dict[tuple[str, tuple[tuple[str, Any], ...], tuple[type, ...]], RuleSet] = {}
-#: per variant id as written: the options of the last state that named it, the types of their
-#: values in order, and their ruleset
-_LAST: dict[str, tuple[dict[str, Any], list[type], RuleSet]] = {}
+#: per variant id as written: the options of the last state that named it (names and values in
+#: the order written), the types of their values, and their ruleset
+_LAST: dict[str, tuple[tuple[tuple[str, Any], ...], tuple[type, ...], RuleSet]] = {}
 
 
 def rules_of(data: Data) -> RuleSet:
@@ -109,11 +109,14 @@ def rules_of(data: Data) -> RuleSet:
     variant = str(data.get("variant", "classic"))
     given = data.get("options") or {}
     options: dict[str, Any] = given if type(given) is dict else dict(given)
-    types = [type(v) for v in options.values()]
+    items = tuple(options.items())
+    types = tuple([type(v) for v in options.values()])
     last = _LAST.get(variant)
-    if last is not None and last[0] == options and last[1] == types:
+    # the same names in the same order, equal values of the same types: the same words (a dict's
+    # equality alone would take {"a": False, "b": 0} for {"b": False, "a": 0})
+    if last is not None and last[0] == items and last[1] == types:
         return last[2]
-    fast = (variant, tuple(options.items()), tuple(types))
+    fast = (variant, items, types)
     try:
         hit = _SEEN.get(fast)
     except TypeError:  # an unhashable option value: rules_for refuses it
@@ -124,7 +127,7 @@ def rules_of(data: Data) -> RuleSet:
             _SEEN.clear()
         _SEEN[fast] = hit
     if variant in _LAST or len(_LAST) < 64:  # the ids and aliases of the variants, in practice
-        _LAST[variant] = (dict(options), types, hit)
+        _LAST[variant] = (items, types, hit)
     return hit
 
 

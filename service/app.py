@@ -46,11 +46,17 @@ BULK = frozenset({"audit", "batch"})
 PROBLEM = "application/problem+json"
 
 
-def _engine_id() -> str:
-    """The engine version plus a digest of its sources: cache keys change with the engine."""
+def _engine_id(package: Path = Path(engine.__file__).parent.parent) -> str:
+    """The engine version plus a digest of every source that shapes an answer (the engine,
+    the schema with its messages and native readers and writers, the service that renders):
+    shared cache keys change with any of them, so replicas of two builds never serve each
+    other's answers."""
     digest = hashlib.blake2b(digest_size=6)
-    for path in sorted(Path(engine.__file__).parent.rglob("*.py")):
-        digest.update(path.read_bytes())
+    for part, pattern in (("engine", "*.py"), ("schema", "*.py"), ("schema", "*.c"),
+                          ("service", "*.py")):
+        for path in sorted((package / part).rglob(pattern)):
+            digest.update(path.relative_to(package).as_posix().encode())
+            digest.update(path.read_bytes())
     return f"{engine.__version__}-{digest.hexdigest()}"
 
 
@@ -231,11 +237,13 @@ class Service:
         except Exception:
             return None
 
-    @staticmethod
-    def key(op: str, lang: str, canonical: bytes, rules: RuleSet) -> str:
-        """The shared (Redis) key of a canonical request whose state names ``rules``."""
+    def key(self, op: str, lang: str, canonical: bytes, rules: RuleSet) -> str:
+        """The shared (Redis) key of a canonical request whose state names ``rules``: the
+        code that writes answers (``ENGINE_ID``) and the settings that cut them
+        (``MAX_PROBLEMS``, ``MAX_LEGAL_ACTIONS``), so replicas set otherwise share no entry."""
         digest = hashlib.sha256(canonical).hexdigest()[:40]
-        return f"canasta:{ENGINE_ID}:{op}:{lang}:{rules.id}:{rules.fingerprint}:{digest}"
+        return (f"canasta:{ENGINE_ID}:{self.limits.problems}.{self.limits.legal_actions}:{op}:"
+                f"{lang}:{rules.id}:{rules.fingerprint}:{digest}")
 
     @staticmethod
     def local_key(op: str, lang: str, body: bytes) -> Hashable:
@@ -525,13 +533,14 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         limit = self.limits.get(scope["path"], self.limit)
-        lang = "en"
+        lang = ""
         length: int | None = None
         for name, value in scope["headers"]:
             if name == b"content-length":
                 length = int(value) if value.isdigit() else None
-            elif name == b"accept-language":
+            elif name == b"accept-language" and not lang:  # the first, as everywhere
                 lang = language(value.decode("latin-1"))
+        lang = lang or "en"
         if length is not None and length > limit:
             await status_problem(413, lang, limit=limit)(scope, receive, send)
             return
@@ -671,7 +680,7 @@ class Cors:
             return
         allowed = self.allows(origin)
         if scope["method"] == "OPTIONS":
-            headers = dict(scope["headers"])
+            headers = dict(reversed(scope["headers"]))  # of equal names, the first
             if b"access-control-request-method" in headers:
                 await self.preflight(origin, allowed, headers)(scope, receive, send)
                 return
@@ -1018,20 +1027,21 @@ class Referee(Starlette):
 
 def _headers(scope: Scope) -> tuple[str, int, bytes | None, bytes | None, bytes]:
     """One scan of a request's headers: its language, ``Content-Length`` (-1: none or not a
-    number), ``Origin``, ``Content-Type`` (None: none) and ``Accept``."""
-    lang, length, origin, media, accept = "en", -1, None, None, b""
+    number), ``Origin``, ``Content-Type`` (None: none) and ``Accept``. Of two
+    ``Accept-Language`` headers the first counts, as for Starlette's routes and strawberry."""
+    lang, length, origin, media, accept = "", -1, None, None, b""
     for name, value in scope["headers"]:
         if name == b"content-length":
             length = int(value) if value.isdigit() else -1
         elif name == b"accept-language":
-            lang = _language_of(value)
+            lang = lang or _language_of(value)
         elif name == b"content-type":
             media = value
         elif name == b"accept":
             accept = value
         elif name == b"origin":
             origin = value
-    return lang, length, origin, media, accept
+    return lang or "en", length, origin, media, accept
 
 
 _CONTENT_TYPE = {True: (b"content-type", JSON.encode()), False: (b"content-type", PROBLEM.encode())}

@@ -47,8 +47,18 @@ class Entry(NamedTuple):
 
     @staticmethod
     def decode(raw: bytes) -> Entry | None:
+        """An answer as ``encode`` wrote it: a status the service keeps and a JSON object;
+        None for anything else (another writer's value, a damaged one): never served."""
         head, sep, body = raw.partition(b":")
-        return Entry(int(head), body) if sep and head.isdigit() else None
+        status = KEPT_STATUSES.get(head)
+        if status is None or not sep or body[:1] != b"{":
+            return None
+        return Entry.of(status, body)
+
+
+#: the statuses of the answers the cache keeps: an answer, or a problem (refusals of a state,
+#: an action, a request the engine cannot answer), by their text in a Redis value
+KEPT_STATUSES: dict[bytes, int] = {b"200": 200, b"422": 422}
 
 
 class Lookup(NamedTuple):
@@ -411,7 +421,17 @@ class Cache:
     async def _redis_get(self, op: str, key: str) -> Entry | None:
         ok, raw = await self._command(op, self.read_breaker, self.metrics.redis_skipped, 1,
                                       lambda client: client.get(key))
-        return Entry.decode(raw) if ok and isinstance(raw, bytes) else None
+        return self._decoded(op, raw) if ok else None
+
+    def _decoded(self, op: str, raw: Any) -> Entry | None:
+        """A value read from Redis as an answer; one that is not an answer the service wrote
+        is counted as an error and taken for a miss (the answer computed is written over it)."""
+        if raw is None:
+            return None
+        entry = Entry.decode(raw) if isinstance(raw, bytes) else None
+        if entry is None:
+            self.metrics.of(self.metrics.redis_errors, op).inc()
+        return entry
 
     async def _redis_mget(self, op: str, keys: list[str]) -> list[Entry | None]:
         """The entries of ``keys`` (None where Redis has none or fails): one ``MGET`` (on a
@@ -425,7 +445,7 @@ class Cache:
                                        len(keys), command)
         if not ok:
             return [None] * len(keys)
-        return [Entry.decode(raw) if isinstance(raw, bytes) else None for raw in raws]
+        return [self._decoded(op, raw) for raw in raws]
 
     async def _redis_set(self, op: str, answers: list[tuple[str, Entry]]) -> None:
         """``SET`` with the cache's TTL; several answers in one pipeline (one round trip)."""

@@ -105,7 +105,8 @@ class Metrics:
         for collector in (self.requests, self.latency, self.cache_hits, self.cache_misses):
             r.register(collector)
         self.redis_errors = Counter("canasta_redis_errors", "Redis commands that failed or "
-                                    "timed out.", ("op",), registry=r)
+                                    "timed out, and values read that are not answers the "
+                                    "service wrote.", ("op",), registry=r)
         self.redis_skipped = Counter("canasta_redis_skipped", "Redis lookups skipped while the "
                                      "read circuit breaker was open.", ("op",), registry=r)
         self.redis_writes_skipped = Counter("canasta_redis_writes_skipped", "Redis writes "

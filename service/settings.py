@@ -85,7 +85,8 @@ DOCS: dict[str, str] = {
                        "in-process tier.",
     "CACHE_MAX_ENTRY_BYTES": "Largest answer (bytes of JSON) cached, in process and in Redis; "
                              "larger ones are computed every time.",
-    "CACHE_TTL": "Seconds an entry lives, in both tiers.",
+    "CACHE_TTL": "Seconds an entry lives, in both tiers (at least 0.001: Redis counts whole "
+                 "milliseconds).",
     "CACHE_OPS": "Operations whose answers are cached (comma-separated).",
     "REDIS_URL": "Second cache tier: `redis://host:port/0`, `rediss://…`, or "
                  "`redis+cluster://host:port` (`rediss+cluster://…` with TLS) for a Redis "
@@ -326,6 +327,8 @@ class Settings:
                             ("SEND_TIMEOUT", self.send_timeout)):
             if not value > 0:
                 raise SettingError(f"{name}: {value} must be more than 0")
+        if self.cache_ttl < 0.001:  # Redis keeps an entry whole milliseconds (SET ... PX)
+            raise SettingError(f"CACHE_TTL: {self.cache_ttl} is less than 0.001")
         if self.redis_url:
             scheme = self.redis_url.partition("://")[0].lower()
             if scheme not in REDIS_SCHEMES:

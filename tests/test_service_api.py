@@ -8,6 +8,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -512,7 +513,8 @@ def test_settings_from_environment() -> None:
         9000, "redis://r:6379/1", frozenset({"check", "score"}), True, 0.2, "info")
     assert Settings.from_env({}) == Settings()
     for bad in ({"MAX_ACTIONS": "500"}, {"CACHE_OPS": "deal"}, {"LOG_LEVEL": "loud"},
-                {"PORT": "eighty"}, {"MAX_BODY_BYTES": "10"}):
+                {"PORT": "eighty"}, {"MAX_BODY_BYTES": "10"},
+                {"CACHE_TTL": "0.0005"}):  # Redis keeps entries whole milliseconds
         with pytest.raises(ValueError):
             Settings.from_env(bad)
 
@@ -723,3 +725,55 @@ def test_graphql_limits_and_transport_errors(http: TestClient) -> None:
     # queries over POST only (issue 17): GET /graphql is the GraphiQL page
     r = http.get("/graphql", params={"query": "{ variants { id } }"})
     assert is_problem(r, 405, "METHOD_NOT_ALLOWED") and r.headers["allow"] == "POST"
+
+
+def test_the_shared_key_changes_with_every_source_and_limit_of_an_answer(
+        tmp_path: Path) -> None:
+    """The Redis key's code id covers every source that shapes an answer: the engine, the
+    schema's messages and its native writer's C, the service; a file of no answer (a static
+    page) leaves it. Replicas cutting answers at other limits (MAX_PROBLEMS,
+    MAX_LEGAL_ACTIONS) share no key either."""
+    import shutil
+
+    from canasta_referee.service import app as service_app
+    from canasta_referee.service.app import Service
+
+    package = Path(service_app.__file__).resolve().parent.parent
+    copy_of = tmp_path / "canasta_referee"
+    for part in ("engine", "schema", "service"):
+        shutil.copytree(package / part, copy_of / part, ignore=shutil.ignore_patterns(
+            "__pycache__", "*.so"))
+    base = service_app._engine_id(copy_of)
+    assert base == service_app._engine_id(copy_of)
+    for changed in ("engine/play.py", "schema/messages.py", "schema/_text.c", "service/app.py"):
+        path = copy_of / changed
+        before = path.read_bytes()
+        path.write_bytes(before + b"\n")
+        assert service_app._engine_id(copy_of) != base, changed
+        path.write_bytes(before)
+    page = copy_of / "service" / "static" / "docs.js"
+    page.write_bytes(page.read_bytes() + b"\n")
+    assert service_app._engine_id(copy_of) == base
+    from canasta_referee.engine import rules_for
+
+    keys = {Service(Settings(**limits)).key("legal-actions", "en", b"{}", rules_for("classic"))
+            for limits in ({}, {"max_problems": 5}, {"max_legal_actions": 50})}
+    assert len(keys) == 3
+
+
+def test_of_two_accept_language_headers_the_first_counts(http: TestClient) -> None:
+    """Every path reads the first ``Accept-Language`` (Starlette and strawberry do): REST, a
+    GraphQL query answered by strawberry the first time and by its plan after, the problems of
+    the middleware."""
+    headers = [("accept-language", "de"), ("accept-language", "en"),
+               ("content-type", "application/json")]
+    body = json.dumps({"state": {**EXAMPLE_STATE, "scores": [7, 7]}}).encode()
+    r = http.post("/v1/legal-actions", content=body, headers=headers)
+    assert r.headers["content-language"] == "de"
+    query = json.dumps({"query": "query($s: JSON!) { legalActions(state: $s) { __typename } }",
+                        "variables": {"s": EXAMPLE_STATE}}).encode()
+    for _ in range(3):
+        r = http.post("/graphql", content=query, headers=headers)
+        assert r.status_code == 200 and r.headers["content-language"] == "de"
+    r = http.post("/nowhere", content=b"{}", headers=headers)
+    assert r.headers["content-language"] == "de" and r.json()["detail"].startswith("Diesen")

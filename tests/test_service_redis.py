@@ -276,3 +276,45 @@ def test_redis_connections_are_bounded_under_many_misses() -> None:
         assert all(r.status_code == 200 for r in answers)
         assert answers[0].content == reference[0] and answers[255].content == reference[255]
         assert 1 <= peak <= 4
+
+
+
+def test_a_value_in_redis_that_is_not_an_answer_is_never_served() -> None:
+    """A value under one of the service's keys that is not an answer it wrote (another
+    writer's, a damaged one: another status, no JSON object, a status of 5,000 digits) is
+    never served (it dropped the connection or answered 500): the answer is computed (X-Cache:
+    miss), the value counted as a Redis error and written over; single requests (GET) and
+    batches (MGET) alike."""
+    if shutil.which("redis-server") is None:
+        pytest.skip("needs redis-server of the test's own")
+    import redis as redis_py
+
+    redis = RedisServer().start()
+    svc = Service({**REDIS_ONLY, "REDIS_URL": redis.url}).start()
+    client = redis_py.Redis.from_url(redis.url)
+    try:
+        with httpx.Client(base_url=svc.url, timeout=5) as c:
+            body = {"state": {**EXAMPLE_STATE, "scores": [400, 0]}}
+            wait_for_hit(c, body)
+            right = post(c, body).content
+            (key,) = client.keys("canasta:*legal-actions*")
+            bad = [b"200:not json at all", b"200:", b'422:["x"]', b"204:{}", b"999:{}",
+                   b"0:{}", b"1" * 5000 + b":{}", b"abc", b'-1:{"a":1}']
+            for value in bad:
+                client.set(key, value)
+                r = post(c, body)
+                assert (r.headers["x-cache"], r.content) == ("miss", right), value[:20]
+                assert wait_for_hit(c, body)[-1] == "hit"  # written over
+                assert client.get(key) != value
+                client.set(key, value)
+                r = c.post("/v1/batch", json={"operations": [{"op": "legal-actions",
+                                                              "body": body}]})
+                assert r.status_code == 200 and r.headers["x-cache"] == "miss", value[:20]
+                assert r.json()["results"][0]["body"] == json.loads(right), value[:20]
+            metrics = c.get("/metrics").text
+            assert metric(metrics, 'canasta_redis_errors_total{op="legal-actions"}') == len(bad)
+            assert metric(metrics, 'canasta_redis_errors_total{op="batch"}') == len(bad)
+    finally:
+        client.close()
+        svc.stop()
+        redis.stop()

@@ -449,3 +449,25 @@ def test_a_pile_view_agrees_with_what_can_be_seen() -> None:
     two = _view_of(["KC", "KH", "4S", "5S"], ["9H", "8H"])
     two["discard"]["frozen"] = True
     assert problems(two) == set()
+
+
+@pytest.mark.parametrize("first", ["valid", "wrong types"])
+def test_the_ruleset_remembered_is_the_same_words_only(first: str) -> None:
+    """``wire.rules_of`` remembers the last options of each variant: the same names in the same
+    order with equal values of the same types. Options whose values swap types between two
+    names ({"a": false, "b": 0} against {"b": false, "a": 0}) are other words: remembered as
+    equal, a request's answer turned on what another client sent before it."""
+    from canasta_referee.engine.reasons import UnknownRules
+    from canasta_referee.engine.wire import rules_of
+
+    valid = {"variant": "classic", "options": {"natural_majority": False,
+                                               "red_three_card_points": 0}}
+    wrong = {"variant": "classic", "options": {"red_three_card_points": False,
+                                               "natural_majority": 0}}
+    for _ in range(2):
+        for data in ((valid, wrong) if first == "valid" else (wrong, valid)):
+            if data is valid:
+                assert rules_of(data).id == "classic"
+            else:
+                with pytest.raises(UnknownRules):
+                    rules_of(data)
