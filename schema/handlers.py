@@ -213,7 +213,15 @@ def batch_operations(body: bytes | str | None, lang: str = "en",
         if isinstance(request, tuple):
             return request
         assert isinstance(request, models.BatchRequest)
-        operations = [(o.op, orjson.dumps(o.body)) for o in request.operations]
+        # written again as read: NaN and Infinity as such (orjson writes null for them, which a
+        # single request's reader would take), integers past 64 bits too; the reader of each
+        # operation then refuses what it refuses alone
+        try:
+            operations = [(o.op, json.dumps(o.body, ensure_ascii=False,
+                                            separators=(",", ":")).encode())
+                          for o in request.operations]
+        except RecursionError:
+            return too_deep(lang)
     if len(operations) > limit:
         return too_many_operations(lang, limit)
     return operations
@@ -268,15 +276,27 @@ def run(op: str, data: dict[str, Any], lang: str = "en", rules: RuleSet | None =
             return 200, _STATE_OPS[op](data, lang, rules, limits.problems)
         return 200, _OPS[op](data, lang)
     except api.OpError as exc:
-        return _op_problem(op, exc, lang)
+        return _op_problem(op, exc, lang, limits.problems)
     except api.TooManyLegalActions as exc:
         return too_many_legal_actions(lang, exc.count, exc.limit)
 
 
-def _op_problem(op: str, exc: api.OpError, lang: str) -> Answer:
+def _op_problem(op: str, exc: api.OpError, lang: str, max_problems: int | None = None
+                ) -> Answer:
+    """The problem document of a refused operation: its first ``max_problems`` problems (all
+    with None) and ``more``, how many beyond them (a game's ledger or an audit's state lists
+    every problem it finds: the answer stays within what ``MAX_PROBLEMS`` allows)."""
+    fields: dict[str, Any] = {}
+    for key, value in exc.body().items():
+        if key in ("code", "detail"):
+            continue
+        if key == "problems" and max_problems is not None and len(value) > max_problems:
+            fields["problems"] = value[:max_problems]
+            fields["more"] = exc.more + len(value) - max_problems
+        elif key != "more" or "more" not in fields:
+            fields[key] = value
     return problem(404 if exc.code == "UNKNOWN_VARIANT" and op == "variant" else 422,
-                   exc.code, exc.message, lang, **{k: v for k, v in exc.body().items()
-                                                   if k not in ("code", "detail")})
+                   exc.code, exc.message, lang, **fields)
 
 
 def handle(op: str, body: bytes | str | None, lang: str = "en", arg: str | None = None) -> Answer:

@@ -157,6 +157,9 @@ def _budgeted(value: Any, handler: ValidatorFunctionWrapHandler, info: Validatio
 Cards = Annotated[list[Card], Field(max_length=500), WrapValidator(_budgeted)]
 Seats = Annotated[list[Seat], Field(max_length=8)]
 Scores = Annotated[list[Score], Field(max_length=8)]
+#: game scores an answer gives: a request's scores (within ±1,000,000) plus deals, so past that
+#: bound after long games; a request carrying them on is refused there
+GameScores = Annotated[list[int], Field(max_length=8)]
 
 
 def _option_value(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
@@ -833,7 +836,7 @@ class ScoreResponse(BaseModel):
         "ended now with nobody going out, and every total is provisional."
     )
     sides: Annotated[list[SideScore], Field(max_length=8)]
-    scores: Scores = Field(description="Game scores per side after this deal.")
+    scores: GameScores = Field(description="Game scores per side after this deal.")
     game_over: bool
     winner: Seat | None = Field(description="Winning side, when the game is over.")
     next_minimums: Scores = Field(
@@ -848,7 +851,7 @@ class RoundScore(BaseModel):
     round: Size = Field(description="The round's index in the request.")
     minimums: Scores = Field(description="Each side's initial-meld minimum in this round.")
     sides: Annotated[list[SideScore], Field(max_length=8)]
-    scores: Scores = Field(description="Game scores per side after this round.")
+    scores: GameScores = Field(description="Game scores per side after this round.")
 
 
 class GameResponse(BaseModel):
@@ -856,7 +859,7 @@ class GameResponse(BaseModel):
 
     model_config = _config()
     rounds: Annotated[list[RoundScore], Field(max_length=500)]
-    scores: Scores = Field(description="Game scores per side after the last round.")
+    scores: GameScores = Field(description="Game scores per side after the last round.")
     game_over: bool
     winner: Seat | None = Field(description="Winning side, when the game is over.")
     next_minimums: Scores = Field(description="Each side's initial-meld minimum next deal.")
@@ -1058,8 +1061,9 @@ class AuditResponse(BaseModel):
     legal: bool = Field(description="Every action of every deal is legal.")
     agrees: bool | None = Field(description="Every score the log records agrees with the "
                                 "rules; null: it records none.")
-    totals: Scores = Field(description="Game scores per side after the last deal.")
-    game_over: bool = Field(description="The game is over after the last deal.")
+    totals: GameScores = Field(description="Game scores per side after the deal that ended "
+                               "the game, else after the last deal.")
+    game_over: bool = Field(description="A deal of the log ended the game.")
     winner: Seat | None = Field(description="The winning side, when the game is over.")
     deals: Annotated[list[AuditedDeal], Field(max_length=MAX_DEALS)]
 

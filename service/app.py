@@ -158,10 +158,11 @@ class Answering:
         refused anyway, and memory stays within the cap)."""
         self.count += 1
         self.size += len(content) + handlers.RESULT_FRAME
-        if self.size > self.cap:  # the answers so far are dropped: memory stays within the cap
+        # (each answer counted with the comma after it: the last has none)
+        if self.size - 1 > self.cap:  # the answers so far are dropped: memory stays within it
             self.over, self.results = self.count - 1, []
             return False
-        if self.doomed or self.size + unread > self.cap:
+        if self.doomed or self.size - 1 + unread > self.cap:
             self.doomed, self.results = True, []
         else:
             self.results.append((status, content))
@@ -379,7 +380,9 @@ class Service:
                 if not await self.look_up(group, answering):
                     break
                 group = []
-            answer = self.prepare(op, raw, lang)
+            answer = (self.prepare(op, raw, lang) if len(raw) <= self.settings.max_body_bytes
+                      else (413, bytes(status_problem(413, lang, limit=self.settings
+                                                      .max_body_bytes).body), None))
             if isinstance(answer, Lookup):
                 group.append(answer)
                 continue

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import re
 import sys
 from collections import OrderedDict
@@ -521,12 +522,25 @@ def _unset(value: object) -> None:
     raise TypeError(type(value).__name__)
 
 
+def _body_text(body: object) -> bytes | None:
+    """A REST body made of GraphQL arguments, as JSON text; None where it is nested too deep to
+    be written. orjson writes it, or, where it refuses an integer past 64 bits, the standard
+    library (whose number the REST reader then refuses at its place)."""
+    try:
+        return orjson.dumps(body, default=_unset)
+    except orjson.JSONEncodeError:  # nested past orjson's 254 levels, or a very big integer
+        try:
+            return json.dumps(body, default=_unset, ensure_ascii=False,
+                              separators=(",", ":")).encode()
+        except (RecursionError, ValueError):
+            return None
+
+
 async def _rendered(context: dict[str, Any], op: str, body: object) -> tuple[int, bytes]:
     """The REST answer to ``body`` as a request of ``op``: status and JSON text."""
     svc: Service = context["svc"]
-    try:
-        raw = orjson.dumps(body, default=_unset)
-    except orjson.JSONEncodeError:  # nested deeper than orjson writes (254 levels)
+    raw = _body_text(body)
+    if raw is None:
         from canasta_referee.schema import handlers
 
         status, problem = handlers.too_deep(context["lang"])
@@ -724,10 +738,9 @@ class Query:
     async def batch(self, info: strawberry.Info, operations: list[BatchOperation]) -> BatchResult:
         svc: Service = info.context["svc"]
         lang = info.context["lang"]
-        try:
-            raw = orjson.dumps({"operations": [{"op": o.op.value, "body": o.body}
-                                               for o in operations]})
-        except orjson.JSONEncodeError:
+        raw = _body_text({"operations": [{"op": o.op.value, "body": o.body}
+                                         for o in operations]})
+        if raw is None:
             from canasta_referee.schema import handlers
 
             return _problem(handlers.too_deep(lang)[1])

@@ -392,3 +392,39 @@ def test_the_command_line_audits_a_log(classic: Played) -> None:
     assert proc.returncode == 0, proc.stderr[-500:]
     answer = json.loads(proc.stdout)
     assert answer["legal"] is True and tuple(answer["totals"]) == classic.totals[-1]
+
+
+def test_a_refusal_of_a_game_or_an_audit_lists_max_problems(http: TestClient) -> None:
+    """docs/api.md (basics): a problem document lists the first MAX_PROBLEMS problems and counts
+    the rest in ``more``; a game's ledger and an audit's state listed every one (a 222 KB body
+    answered with 2.3 MB)."""
+    bad = {"variant": "classic", "scores": [0, 0], "hands": [["KS"] * 500] * 4,
+           "melds": [[{"rank": "K", "cards": ["KS"] * 500}] * 20,
+                     [{"rank": "Q", "cards": ["KS"] * 500}] * 20],
+           "bonus_cards": [[], []], "discard": [], "stock": [],
+           "turn": {"seat": 0, "phase": "over"}}
+    found = http.post("/v1/validate", json={"state": bad}).json()
+    assert len(found["problems"]) == 100 and found["more"] > 1000
+    total = len(found["problems"]) + found["more"]
+    for path, body, code, count in (
+            ("/v1/audit", {"deals": [{"state": bad, "actions": []}]}, "INVALID_STATE", total),
+            ("/v1/game", {"rounds": [{"state": bad}, {"state": bad}]}, "INVALID_LEDGER", None)):
+        r = http.post(path, content=orjson.dumps(body))
+        answer = r.json()
+        assert r.status_code == 422 and answer["code"] == code, r.text[:300]
+        assert len(answer["problems"]) == 100 and len(r.content) < 100_000
+        assert answer["more"] == (count - 100 if count else answer["more"]) > 1000
+
+
+def test_game_scores_in_an_answer_may_pass_a_request_s_bound(http: TestClient) -> None:
+    """A request's scores are within ±1,000,000; the game scores an answer gives are those plus
+    the deal's, and the OpenAPI document does not bound them (it said 1,000,000, and answered
+    1,000,700)."""
+    r = http.post("/v1/score/tally", json={"scores": [1_000_000, 0], "sides": [
+        {"melded_points": 100, "natural_canastas": 1, "went_out": "plain"}, {}]})
+    assert r.status_code == 200 and r.json()["scores"][0] > 1_000_000
+    doc = json.loads((ROOT / "openapi" / "openapi.json").read_text())
+    schemas = doc["components"]["schemas"]
+    for name, field in (("ScoreResponse", "scores"), ("GameResponse", "scores"),
+                        ("RoundScore", "scores"), ("AuditResponse", "totals")):
+        assert "maximum" not in schemas[name]["properties"][field]["items"], name

@@ -401,3 +401,51 @@ def test_batches_read_the_fast_way_are_what_the_model_reads() -> None:
             assert [(op, json.loads(b)) for op, b in fast] == [
                 (o.op, o.body) for o in model.operations]
     assert taken > 20 and refused > 20, (taken, refused)
+
+
+def test_an_operation_is_answered_as_its_single_request_at_the_edges() -> None:
+    """docs/wire-format.md, batches: each operation gets the status and body its single request
+    gets, where that request is an edge: a body over MAX_BODY_BYTES (413, though the batch's
+    own limit is larger), a NaN (the model reads it as a number, and an operation written again
+    with orjson had it as null: then valid); and the answer of exactly MAX_BULK_ANSWER_BYTES
+    fits (each answer but the last counts its comma)."""
+    state = {**EXAMPLE_STATE, "scores": [3, 3],
+             "turn": {**EXAMPLE_STATE["turn"], "asked": None}}
+    small = text({"state": state})
+    big = small[:-1] + b" " * 3000 + b"}"
+    nan = small.replace(b'"asked":null', b'"asked":NaN')
+    assert nan != small
+    with client(max_body_bytes=2500) as c:
+        singles = [c.post("/v1/validate", content=raw) for raw in (small, big, nan)]
+        assert [r.status_code for r in singles] == [200, 413, 422]
+        # (a NaN sends the whole batch to the model's reader, which writes each body again)
+        for raws, answers in (((small, big), singles[:2]), ((small, nan), singles[::2])):
+            r = c.post("/v1/batch", content=batch_bytes([("validate", raw) for raw in raws]))
+            assert r.status_code == 200, r.text
+            assert [(x["status"], x["body"]) for x in r.json()["results"]] == [
+                (s.status_code, s.json()) for s in answers]
+    deals = batch_bytes([("deal", text({"seed": i})) for i in range(5)])
+    with client() as c:
+        size = len(c.post("/v1/batch", content=deals).content)
+    with client(max_bulk_answer_bytes=size) as c:
+        assert c.post("/v1/batch", content=deals).status_code == 200
+    with client(max_bulk_answer_bytes=size - 1) as c:
+        r = c.post("/v1/batch", content=deals)
+        assert r.status_code == 422 and r.json()["code"] == "ANSWER_TOO_LARGE"
+
+
+def test_graphql_batch_operations_stand_alone(http: TestClient) -> None:
+    """docs/api.md, GraphQL: in a batch a bad operation does not fail the others, where it holds
+    an unset variable (null there) or an integer past 64 bits (refused by the REST reader at
+    its place), as REST answers them one by one."""
+    for query in ("query($v: Int) { batch(operations: [{op: DEAL, body: {seed: 1, dealer: $v}},"
+                  " {op: DEAL, body: {seed: 2}}]) { ... on Batch { results { status body } } "
+                  "... on Problem { code } } }",
+                  "{ batch(operations: [{op: DEAL, body: {seed: 100000000000000000000}}, "
+                  "{op: DEAL, body: {seed: 2}}]) { ... on Batch { results { status body } } "
+                  "... on Problem { code } } }"):
+        r = http.post("/graphql", json={"query": query})
+        results = r.json()["data"]["batch"]["results"]
+        assert [x["status"] for x in results] == [422, 200], r.text[:300]
+        assert results[0]["body"]["code"] == "MALFORMED_REQUEST"
+        assert results[1]["body"] == http.post("/v1/deal", json={"seed": 2}).json()

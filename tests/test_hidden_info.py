@@ -137,7 +137,7 @@ def test_a_view_answers_as_the_full_state_unless_a_hidden_card_decides(
     assert decided and compared  # the views decided some actions: the comparison is not empty
 
 
-def _verdict(state: dict[str, Any], action: dict[str, Any]) -> tuple[bool, str | None] | str:
+def _wire_verdict(state: dict[str, Any], action: dict[str, Any]) -> tuple[bool, str | None] | str:
     """check's verdict on one action, or the code of the problem it answers instead."""
     try:
         answer = api.check({"state": state, "actions": [action]})
@@ -175,9 +175,9 @@ def test_a_take_that_turns_on_the_pile_s_cards_needs_them(hand: list[str], melds
 
     state = table({0: hand}, melds=[melds, []], discard=pile)
     take = {"type": "take-pile", "cards": cards}
-    assert _verdict(state, take) == full
+    assert _wire_verdict(state, take) == full
     view = _own_view(state)
-    assert _verdict(view, take) == "NEEDS_HIDDEN_INFO"
+    assert _wire_verdict(view, take) == "NEEDS_HIDDEN_INFO"
     with pytest.raises(api.OpError) as exc:
         api.legal_actions({"state": view})
     assert exc.value.code == "NEEDS_HIDDEN_INFO"
@@ -192,8 +192,8 @@ def test_a_take_that_cannot_open_whatever_the_pile_holds_is_refused_on_the_view(
     state = table({0: ["6S", "6D", "6C", "7S", "AH", "AC", "QC", "3C", "4C"]},
                   discard=["JK", "QD", "8C", "JS", "6H"])
     take = {"type": "take-pile", "cards": ["6S", "6D"]}
-    assert _verdict(state, take) == (False, "INITIAL_MELD_UNREACHABLE")
+    assert _wire_verdict(state, take) == (False, "INITIAL_MELD_UNREACHABLE")
     view = _own_view(state)
-    assert _verdict(view, take) == (False, "INITIAL_MELD_UNREACHABLE")
+    assert _wire_verdict(view, take) == (False, "INITIAL_MELD_UNREACHABLE")
     assert api.legal_actions({"state": view})["actions"] == api.legal_actions(
         {"state": state})["actions"]

@@ -394,12 +394,12 @@ export interface components {
             agrees: boolean | null;
             /**
              * Totals
-             * @description Game scores per side after the last deal.
+             * @description Game scores per side after the deal that ended the game, else after the last deal.
              */
             totals: number[];
             /**
              * Game Over
-             * @description The game is over after the last deal.
+             * @description A deal of the log ended the game.
              */
             game_over: boolean;
             /**
