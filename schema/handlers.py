@@ -41,10 +41,13 @@ REQUESTS: dict[str, type[BaseModel] | None] = {
 @dataclass(frozen=True)
 class Limits:
     """How much one answer may list (the service's ``MAX_PROBLEMS`` and ``MAX_LEGAL_ACTIONS``;
-    None: everything, as the command line answers)."""
+    None: everything, as the command line answers), and the most actions and batch operations
+    a request may hold (``MAX_ACTIONS``, ``MAX_BATCH``: what a refusal names)."""
 
     problems: int | None = None
     legal_actions: int | None = None
+    actions: int = 200
+    operations: int = models.MAX_BATCH
 
 
 UNLIMITED = Limits()
@@ -124,9 +127,9 @@ def parse(op: str, body: bytes | str | None, lang: str = "en",
                                                         include_context=False)
                     if e["type"] == "too_long"}
         if ("actions",) in too_long:
-            return too_many_actions(lang)
+            return too_many_actions(lang, limits.actions)
         if ("operations",) in too_long:
-            return too_many_operations(lang)
+            return too_many_operations(lang, limits.operations)
         return malformed(exc, lang, limits.problems, budget.dropped if budget else 0)
 
 
@@ -209,7 +212,7 @@ def batch_operations(body: bytes | str | None, lang: str = "en",
     or the 422 problem of a malformed batch or one of more than ``limit`` operations."""
     operations = canonical.batch(body)
     if operations is None:
-        request = parse("batch", body, lang)
+        request = parse("batch", body, lang, Limits(operations=limit))
         if isinstance(request, tuple):
             return request
         assert isinstance(request, models.BatchRequest)

@@ -200,7 +200,8 @@ class Service:
         self.settings = settings
         self.metrics = Metrics()
         self.cache = Cache(settings, self.metrics)
-        self.limits = handlers.Limits(settings.max_problems, settings.max_legal_actions)
+        self.limits = handlers.Limits(settings.max_problems, settings.max_legal_actions,
+                                      settings.max_actions, settings.max_batch)
         #: per operation, as ``mode`` finds it
         self.modes: dict[str, tuple[bool, bool, str | None]] = {}
         #: audits and batches being read or answered (REST), or whose query is being answered

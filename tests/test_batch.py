@@ -340,6 +340,15 @@ def test_limits() -> None:
         r = c.post("/v1/batch", content=body, headers=DE)
         assert r.status_code == 422 and r.json()["code"] == "TOO_MANY_OPERATIONS"
         assert r.json()["detail"] == "Höchstens 4 Operationen pro Anfrage."
+        # past the wire's bound too, the refusal names the setting (it said 256)
+        many = text({"operations": [{"op": "deal", "body": {}}] * 257})
+        assert c.post("/v1/batch", content=many).json()["detail"] == (
+            "At most 4 operations per request.")
+    with client(max_actions=50) as c:  # the same for a request's actions (it said 200)
+        for n in (51, 201):
+            r = c.post("/v1/check", content=text({"state": EXAMPLE_STATE,
+                                                  "actions": [{"type": "draw"}] * n}))
+            assert r.json()["detail"] == "At most 50 actions per request.", n
     # a batch's body has a limit of its own: 256 four-player states are more than
     # MAX_BODY_BYTES, not more than MAX_BATCH_BODY_BYTES
     full = text({"operations": [{"op": "legal-actions", "body": {"state": s}}
