@@ -1079,3 +1079,72 @@ def test_frozen_pile_pair_joins_the_sides_meld(why: str) -> None:
     assert (new["discard"], new["bonus_cards"][0]) == ([], reds)
     b = breakdown(new, 0)
     assert (b["melded_cards"], b["canasta_bonus"]) == (100, 500)  # nines 30 + kings 70
+
+
+# =============================================================================================
+# 12. Rules pinned after the audit: three players at the end of the stock
+# =============================================================================================
+
+
+@pytest.mark.parametrize("stock, drawn, reds", [
+    (["QH"], ["QH"], []),              # one card left: drawn alone
+    (["3H", "QH"], ["QH"], ["3H"]),    # a red three laid out; its replacement is the last card
+])
+def test_three_players_last_stock_card_is_a_complete_draw(stock: list[str], drawn: list[str],
+                                                          reds: list[str]) -> None:
+    """VARIANTS.md classic (player table: three players draw 2) and Stock exhausted ('Two
+    players: when one stock card is left, drawing it is a complete draw'); pagat: Canasta for
+    three players, Canasta for two players (research.md 2.10 'Last stock card', 2.11); seed 000
+    'Varianten: Canasta zu zweit, zu dritt und zu sechst' and 'Ausmachen: So endet die Runde'
+    ('Der Stapel ist leer ... Muss jemand ziehen und es gibt keine Karte mehr, endet die
+    Runde'). VARIANTS.md states the rule for two players only; the engine plays the two-card draw
+    of three players the same way, and this pins it: with one stock card left the player takes
+    it and plays on as after a full draw (no `stock-exhausted`); the next player, whose side has
+    no meld the pile's top card fits, draws from the empty stock and the deal ends, nobody
+    out."""
+    state = table({0: ["9C", "4C"]}, discard=["8D", "4D"], melds=([K3], []), stock=stock,
+                  rest_to=1, options=THREE)
+    answer_ = run(state, DRAW)
+    expected = [{"type": "drew", "seat": 0, "cards": drawn}]
+    if reds:
+        expected.append({"type": "red-threes", "seat": 0, "cards": reds})
+    assert answer_["events"] == expected
+    new = answer_["state"]
+    assert (new["turn"]["phase"], new["stock"]) == ("play", [])
+    assert hand_of(new, 0) == sorted(["9C", "4C"] + drawn)
+    assert new["bonus_cards"][0] == reds
+    new = after(new, discard("QH"))
+    assert (new["turn"]["seat"], new["turn"]["phase"]) == (1, "draw")
+    answer_ = run(new, DRAW)
+    assert answer_["events"] == [{"type": "stock-exhausted", "seat": 1},
+                                 {"type": "deal-over", "stock_exhausted": True}]
+    turn = answer_["state"]["turn"]
+    assert (turn["phase"], turn["stock_exhausted"], turn["went_out"]) == ("over", True, None)
+
+
+def test_three_players_last_card_red_three_ends_the_deal() -> None:
+    """VARIANTS.md classic, Stock exhausted ('A red three drawn as the last stock card is laid out
+    and the deal ends at once (no meld, no discard)') and player table (three players draw 2);
+    seed 000 'Ausmachen: So endet die Runde' ('Der Stapel ist leer ... Ist die letzte Karte eine
+    rote Drei, legst du sie aus und die Runde ist sofort vorbei'); pagat: Going Out, Canasta for
+    three players. Drawing two from a stock of a plain card and a red three: the queen is drawn,
+    the red three -- the last stock card, the second card of the draw -- is laid out and the deal
+    ends at once, nobody out; no meld, no discard. Side 0 (seat 0 alone): kings 30, hand 9 + 4 +
+    Q = -25, one red three 100."""
+    state = table({0: ["9C", "4C"]}, discard=["8D", "4D"], melds=([K3], []), stock=["QH", "3H"],
+                  rest_to=1, options=THREE)
+    answer_ = run(state, DRAW)
+    assert answer_["events"] == [{"type": "drew", "seat": 0, "cards": ["QH"]},
+                                 {"type": "red-threes", "seat": 0, "cards": ["3H"]},
+                                 {"type": "deal-over", "stock_exhausted": True}]
+    new = answer_["state"]
+    turn = new["turn"]
+    assert (turn["phase"], turn["stock_exhausted"], turn["went_out"]) == ("over", True, None)
+    assert new["stock"] == []
+    assert hand_of(new, 0) == ["4C", "9C", "QH"]
+    assert new["bonus_cards"][0] == ["3H"]
+    assert legal_list(new) == []
+    assert refused(new, discard("QH")) == (0, "DEAL_OVER")
+    b = breakdown(new, 0)
+    assert (b["melded_cards"], b["hand_cards"], b["bonus_cards"], b["going_out"]) == (
+        30, -25, 100, 0)

@@ -1376,3 +1376,126 @@ def test_frozen_pile_refusal_names_the_variants_reason() -> None:
             assert verdict["reason"]["code"] == "PILE_FROZEN_NEEDS_NATURAL_PAIR"
             assert says in verdict["reason"]["message"], verdict
             assert "red three" not in verdict["reason"]["message"]
+
+
+# =============================================================================================
+# 11. Rules pinned after the second audit: taking the pile must leave a discard, the wild-card
+#     canasta going out, one wild-card meld, the pile's pair onto a king meld with a wild card
+# =============================================================================================
+
+W7 = meld("JK", "JK", "2S", "2H", "2D", "2C", "2C", rank="wild")  # a wild canasta: 2,000
+W6 = meld("JK", "JK", "2S", "2H", "2D", "2C", rank="wild")        # one short of it
+
+
+@pytest.mark.parametrize("melds, under, code", [
+    (TWO_CANASTAS + [K3], [], "MUST_DISCARD_TO_GO_OUT"),        # kings 3 + 3: the hand is empty
+    (TWO_CANASTAS, [], "MUST_DISCARD_TO_GO_OUT"),               # a new meld K K K: empty hand
+    (TWO_CANASTAS + [K3], ["8D"], None),                        # the 8 comes to the hand
+    ([NINES, K3], [], "CANNOT_GO_OUT_WITHOUT_CANASTA"),
+    ([NINES, K3], ["8D"], "CANNOT_GO_OUT_WITHOUT_CANASTA"),     # one card he may not discard
+    ([NINES, K3], ["4D", "8D"], None),                          # discards one, keeps one
+])
+def test_taking_the_pile_must_leave_a_card_to_discard(melds: list[Data], under: list[str],
+                                                       code: str | None) -> None:
+    """seed 001 (Regeländerungen) 'Abwerfen' ('Ihre Auslagen müssen Ihnen immer eine Karte zum
+    Abwerfen lassen'), 'Ausmachen' ('Ihre Seite braucht zwei Canastas, und Sie beenden mit einem
+    Abwurf') and 'Den Ablagestapel nehmen' (the pair and the top card are melded at once);
+    VARIANTS.md modern-american ('melds must always leave a card to discard'; going out: 'the
+    player ends with a discard'). Taking the pile with the last two cards of the hand melds them
+    all: with two canastas that is refused as going out without a discard
+    (`MUST_DISCARD_TO_GO_OUT`), without them as going out without the canastas -- also when the
+    pile leaves him only one card he may not throw. A card under the top card to discard (with
+    two canastas: to go out), or two (without: to keep one), make the take legal."""
+    state = mtable({0: ["KD", "KC"]}, discard=[*under, "KH"], melds=(melds, []))
+    if code is not None:
+        assert refused(state, take("KD", "KC")) == (0, code)
+        assert takes_listed(state) == []
+        assert legal_list(state) == [{"type": "draw", "seat": 0}]
+        return
+    new = after(state, take("KD", "KC"))
+    assert hand_of(new, 0) == sorted(under)
+    assert len(side_melds(new, 0)["K"]) == 6
+    new = after(new, discard("8D"))
+    if len(under) == 1:
+        assert (new["turn"]["phase"], new["turn"]["went_out"]) == ("over", 0)
+    else:
+        assert (new["turn"]["seat"], new["turn"]["phase"], hand_of(new, 0)) == (1, "draw", ["4D"])
+
+
+@pytest.mark.parametrize("melds, hand, actions, code", [
+    ([JACKS_CANASTA, W7, K3], ["KD", "9C"], [lay("KD"), discard("9C")], None),
+    # the wild canasta completed in the going-out turn
+    ([JACKS_CANASTA, W6], ["2C", "9C"], [lay("2C", rank="wild"), discard("9C")], None),
+    ([W7, K3], ["KD", "9C"], [lay("KD"), discard("9C")],            # one canasta only
+     "CANNOT_GO_OUT_WITHOUT_CANASTA"),
+    ([JACKS_CANASTA, W6], ["9C"], [discard("9C")],                  # six wild cards: no canasta
+     "CANNOT_GO_OUT_WITHOUT_CANASTA"),
+])
+def test_going_out_with_a_wild_card_canasta(melds: list[Data], hand: list[str],
+                                            actions: list[Data], code: str | None) -> None:
+    """seed 001 (Regeländerungen) 'Ausmachen' ('Ihre Seite braucht zwei Canastas'), 'Auslagen aus
+    wilden Karten' ('Drei bis sieben Zweien und Joker dürfen eine eigene Auslage bilden') and
+    'Canasta-Prämien' ('Canastas aus wilden Karten: ... jedes andere 2.000'); VARIANTS.md
+    modern-american ('the side needs two canastas'; wild canastas). A complete wild-card meld of
+    seven is one of the two canastas needed to go out -- also when its seventh card is laid in the
+    going-out turn; six wild cards are not. Bonuses: pure jacks 500 + two jokers with five twos
+    2,000; going out 100."""
+    state = mtable({0: hand}, melds=(melds, [NINES]), turn=PLAY)
+    if code is not None:
+        assert refused(state, *actions) == (0, code)
+        return
+    new = after(state, *actions)
+    assert (new["turn"]["phase"], new["turn"]["went_out"]) == ("over", 0)
+    assert len(side_melds(new, 0)["wild"]) == 7
+    b = breakdown(new, 0)
+    assert (b["canasta_bonus"], b["going_out"], b["penalties"]) == (2500, 100, 0)
+
+
+def test_one_wild_card_meld_per_side() -> None:
+    """seed 001 (Regeländerungen) 'Auslagen aus wilden Karten' ('Drei bis sieben Zweien und Joker
+    dürfen eine eigene Auslage bilden') and 'Auslagen' ('Eine Auslage endet bei sieben Karten');
+    VARIANTS.md modern-american (wild-card melds of three to seven; a meld ends at seven);
+    docs/variants/modern-american.md Melds ('One meld per rank per side, and one wild-card
+    meld'). After completing a wild canasta the side may not start a second wild-card meld: the
+    three wild cards would join the complete one (`MELD_TOO_BIG`), and no meld is listed. While
+    the side's wild-card meld is incomplete, three more wild cards join it (six), never a second
+    meld; a state with two wild-card melds of one side is invalid (`DUPLICATE_MELD_RANK`)."""
+    hand = ["2D", "2H", "JK", "4C", "6C"]
+    state = mtable({0: hand}, melds=([NINES, W7], []), turn=PLAY)
+    assert refused(state, lay("2D", "2H", "JK", rank="wild")) == (0, "MELD_TOO_BIG")
+    assert [a for a in legal_list(state) if a["type"] == "meld"] == []
+    growing = mtable({0: hand}, melds=([NINES, meld("JK", "JK", "2S", rank="wild")], []),
+                     turn=PLAY)
+    new = after(growing, lay("2D", "2H", "JK", rank="wild"))
+    assert [m["rank"] for m in new["melds"][0]].count("wild") == 1
+    assert side_melds(new, 0)["wild"] == ["2D", "2H", "2S", "JK", "JK", "JK"]
+    two = mtable({0: hand}, melds=([NINES, W7], []), turn=PLAY)
+    two["hands"][0] = ["4C", "6C"]
+    two["melds"][0].append(meld("2D", "2H", "JK", rank="wild"))
+    assert [(p["code"], p["path"]) for p in api.validate({"state": two})["problems"]] == [
+        ("DUPLICATE_MELD_RANK", "/state/melds/0/2/rank")]
+
+
+@pytest.mark.parametrize("table_meld, canasta_bonus", [
+    (meld("KS", "KS", "2D"), 0),               # 3 cards, one wild: six kings and a two
+    (meld("KS", "KS", "KH", "2D"), 300),       # 4 cards, one wild: a mixed canasta of seven
+    (meld("KS", "KS", "2D", "JK"), 300),       # 4 cards, two wilds: five kings and two wilds
+])
+def test_pile_pair_joins_a_meld_of_three_or_four_holding_a_wild_card(table_meld: Data,
+                                                                     canasta_bonus: int) -> None:
+    """seed 001 (Regeländerungen) 'Den Ablagestapel nehmen' ('Das Paar darf nur an die Auslage
+    Ihrer Seite in diesem Rang, solange sie drei oder vier Karten hat': cards, wild cards
+    included), 'Auslagen' ('höchstens zwei wilden Karten') and 'Wilde Karten anlegen' (the pair
+    and the top card are natural: no wild card is placed); VARIANTS.md modern-american ('the pair
+    may go to the side's meld of that rank only while it has three or four cards'). Pins the
+    engine's answer: a king meld of three or four cards holding one or two wild cards (laid in
+    the opening turn) takes the natural pair and the top king; the wild cards stay, and seven
+    cards make a mixed canasta."""
+    state = mtable({0: ["KC", "KC", "4C", "6C"]}, discard=["8D", "KD"],
+                   melds=([NINES, table_meld], []))
+    assert [sorted(a["cards"]) for a in takes_listed(state)] == [["KC", "KC"]]
+    new = after(state, take("KC", "KC"))
+    assert side_melds(new, 0)["K"] == sorted(table_meld["cards"] + ["KC", "KC", "KD"])
+    assert [m["rank"] for m in new["melds"][0]] == ["9", "K"]
+    assert hand_of(new, 0) == ["4C", "6C", "8D"]
+    assert breakdown(new, 0)["canasta_bonus"] == canasta_bonus
