@@ -65,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.op == "variant" and not args.variant:
         parser.error("'variant' needs a variant id, e.g. canasta-referee variant classic")
+    if args.op != "variant" and args.variant is not None:  # (a variant is named in the body)
+        parser.error(f"'{args.op}' takes no argument: {args.variant!r}")
     body = None if args.op in ("variants", "variant") else sys.stdin.buffer.read()
     status, answer = handle(args.op, body, args.lang, args.variant)
     if args.pretty:

@@ -70,6 +70,9 @@ _MORE = ("How many problems were found beyond those listed (the service lists at
 
 @strawberry.type(description="A request the referee cannot answer (the REST problem document).")
 class Problem:
+    type: str = strawberry.field(description="A URI naming the problem, one per code (an "
+                                 "identifier, not a page to open).")
+    title: str = strawberry.field(description="The code in words, in the request's language.")
     status: int
     code: str
     detail: str
@@ -430,7 +433,8 @@ def _reason(r: Data) -> Reason:
 
 
 def _problem(d: Data) -> Problem:
-    return Problem(status=d["status"], code=d["code"], detail=d["detail"],
+    return Problem(type=d["type"], title=d["title"], status=d["status"], code=d["code"],
+                   detail=d["detail"],
                    problems=_problems(d.get("problems", [])), more=d.get("more", 0),
                    reason=_reason(d["reason"]) if d.get("reason") else None,
                    index=d.get("index"))

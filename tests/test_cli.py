@@ -155,3 +155,23 @@ def test_every_code_is_used_and_documented() -> None:
     for code in CODES:
         assert f'"{code}"' in source, f"{code} is never used"
         assert f"| `{code}` |" in doc, f"{code} is not in docs/wire-format.md"
+
+
+@pytest.mark.parametrize("args", [("deal", "german"), ("variants", "x"), ("validate", "classic")])
+def test_an_argument_an_operation_does_not_take_is_bad_usage(args: tuple[str, ...]) -> None:
+    """docs/api.md, command line: exit status 2 for bad usage. ``deal german`` dealt classic
+    (the variant of a deal is in its body) and exited 0."""
+    proc = subprocess.run([sys.executable, "-m", "canasta_referee.service.cli", *args],
+                          input=b'{"seed": 7}', capture_output=True, timeout=60, check=False)
+    assert proc.returncode == 2 and proc.stdout == b"", proc.stdout[:200]
+    assert b"takes no argument" in proc.stderr
+
+
+def test_the_command_line_answers_past_the_service_s_limits() -> None:
+    """docs/api.md, command line: the service's limits are the service's; the command line
+    lists every problem of a state (the service: the first MAX_PROBLEMS and ``more``)."""
+    from canasta_referee.schema.models import EXAMPLE_STATE
+
+    state = {**EXAMPLE_STATE, "hands": [["XX"] * 150] + EXAMPLE_STATE["hands"][1:]}
+    code, answer = run("validate", body={"state": state})
+    assert code == 1 and len(answer["problems"]) >= 150 and "more" not in answer

@@ -777,3 +777,16 @@ def test_of_two_accept_language_headers_the_first_counts(http: TestClient) -> No
         assert r.status_code == 200 and r.headers["content-language"] == "de"
     r = http.post("/nowhere", content=b"{}", headers=headers)
     assert r.headers["content-language"] == "de" and r.json()["detail"].startswith("Diesen")
+
+
+def test_a_graphql_problem_is_the_whole_problem_document(http: TestClient) -> None:
+    """docs/api.md, GraphQL: ``Problem`` is the problem document, ``type`` and ``title`` (in
+    the request's language) too, the same as REST's, whether strawberry or the plan answers."""
+    bad = {**EXAMPLE_STATE, "hands": EXAMPLE_STATE["hands"][:3]}
+    rest = http.post("/v1/legal-actions", json={"state": bad}, headers=DE).json()
+    query = ("query($s: JSON!) { legalActions(state: $s) { ... on Problem { type title status "
+             "code detail } } }")
+    for _ in range(3):
+        got = gql(http, query, "de", s=bad)["legalActions"]
+        assert got == {k: rest[k] for k in ("type", "title", "status", "code", "detail")}
+    assert got["title"] == "Ungültiger Spielstand"
