@@ -289,15 +289,10 @@ def _op_problem(op: str, exc: api.OpError, lang: str, max_problems: int | None =
     """The problem document of a refused operation: its first ``max_problems`` problems (all
     with None) and ``more``, how many beyond them (a game's ledger or an audit's state lists
     every problem it finds: the answer stays within what ``MAX_PROBLEMS`` allows)."""
-    fields: dict[str, Any] = {}
-    for key, value in exc.body().items():
-        if key in ("code", "detail"):
-            continue
-        if key == "problems" and max_problems is not None and len(value) > max_problems:
-            fields["problems"] = value[:max_problems]
-            fields["more"] = exc.more + len(value) - max_problems
-        elif key != "more" or "more" not in fields:
-            fields[key] = value
+    fields = {k: v for k, v in exc.body().items() if k not in ("code", "detail")}
+    listed = fields.get("problems", [])
+    if max_problems is not None and len(listed) > max_problems:
+        fields.update(problems=listed[:max_problems], more=exc.more + len(listed) - max_problems)
     return problem(404 if exc.code == "UNKNOWN_VARIANT" and op == "variant" else 422,
                    exc.code, exc.message, lang, **fields)
 

@@ -435,14 +435,19 @@ class RefereeProtocol(HttpToolsProtocol):
 
     def answer_and_close(self, status: int, lang: str, **fmt: Any) -> None:
         """Write a ready-made problem answer (with ``Connection: close``) and close."""
+        self.transport.write(self.ready_answer(status, lang, **fmt))
+        self.close()
+
+    def ready_answer(self, status: int, lang: str, **fmt: Any) -> bytes:
+        """A problem answer this module writes itself, made once for each status, language
+        and parameters."""
         key = (status, lang, *sorted(fmt.items()))
         answer = self._answers.get(key)
         if answer is None:
             extra = b"retry-after: %d\r\n" % RETRY_AFTER if status == 503 else b""
             answer = self._answers[key] = problem_bytes(
                 status, lang, extra, **{"seconds": RETRY_AFTER, **fmt})
-        self.transport.write(answer)
-        self.close()
+        return answer
 
     # --- reading ------------------------------------------------------------------------------
 
@@ -491,10 +496,7 @@ class RefereeProtocol(HttpToolsProtocol):
     def send_400_response(self, msg: str) -> None:
         """uvicorn's answer to bytes that are not HTTP/1.1 it reads (a framing error, an
         upgrade it does not make), as a problem document instead of plain text."""
-        answer = self._answers.get((400, "en"))
-        if answer is None:
-            answer = self._answers[(400, "en")] = problem_bytes(400, "en")
-        self.transport.write(answer)
+        self.transport.write(self.ready_answer(400, "en"))
         self.transport.close()
 
     def too_large(self) -> None:
