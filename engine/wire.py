@@ -287,8 +287,7 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
                         {"detail": {"en": "a top card goes with a non-empty pile",
                                     "de": "eine oberste Karte gehört zu einem nicht leeren "
                                           "Stapel"}}))
-        _check_pile_view(rules, pile, top, seen, add)
-        if top is not None and parse_card(top) in bonus_cards:
+        if _pile_view_top(rules, pile, top, seen, add) in bonus_cards:
             add(Problem(in_pile, "/discard/top"))
     else:
         cards = _cards(pile)
@@ -350,12 +349,12 @@ def _read(data: Data, rules: RuleSet | None) -> _Read:
     return read
 
 
-def _check_pile_view(rules: RuleSet, pile: Data, top: str | None, seen: list[Seen],
-                     add: Any) -> None:
-    """A pile seen as ``{"top", "size", "frozen"}``: its top card counts against the deck, and
-    ``frozen`` (a card that freezes it for everybody lies in it) agrees with the rules and with
-    what can be seen: a wild card or, where it freezes, a black three on top; nothing in an
-    empty pile; no card but the top one in a pile of one."""
+def _pile_view_top(rules: RuleSet, pile: Data, top: str | None, seen: list[Seen],
+                   add: Any) -> int | None:
+    """A pile seen as ``{"top", "size", "frozen"}``: its top card (returned) counts against
+    the deck, and ``frozen`` (a card that freezes it for everybody lies in it) agrees with the
+    rules and with what can be seen: a wild card or, where it freezes, a black three on top;
+    nothing in an empty pile; no card but the top one in a pile of one."""
     frozen = bool(pile.get("frozen"))
     card = parse_card(top) if top is not None else None
     if card is not None:
@@ -380,6 +379,7 @@ def _check_pile_view(rules: RuleSet, pile: Data, top: str | None, seen: list[See
                         "eingefroren"}
     if detail is not None:
         add(Problem("PILE_VIEW_INCONSISTENT", "/discard/frozen", {"detail": detail}))
+    return card
 
 
 def _has_bonus_card(rules: RuleSet, cards: tuple[int, ...]) -> bool:
