@@ -307,7 +307,7 @@ def test_a_batch_keeps_no_answers_once_they_cannot_fit_beside_those_read_from_re
     from canasta_referee.schema.handlers import BATCH_FRAME, RESULT_FRAME
     from canasta_referee.service.app import Answering
 
-    cap = BATCH_FRAME + 3 * (100 + RESULT_FRAME)
+    cap = BATCH_FRAME + 3 * (100 + RESULT_FRAME) - 1  # three answers exactly (the last: no comma)
     answering = Answering(cap, None)
 
     def add(unread: int) -> bool:
