@@ -302,6 +302,7 @@ class Settings:
             ("MAX_BULK_IN_FLIGHT", self.max_bulk_in_flight, 1, None),
             ("MAX_BULK_ANSWER_BYTES", self.max_bulk_answer_bytes, 64 * 1024, None),
             ("CACHE_SIZE", self.cache_size, 0, None),
+            ("CACHE_TTL", self.cache_ttl, 0.001, None),  # Redis keeps whole milliseconds (PX)
             ("MAX_HEADER_BYTES", self.max_header_bytes, 1024, None),
             ("MAX_CONNECTIONS", self.max_connections, 1, None),
             ("MAX_IN_FLIGHT", self.max_in_flight, 0, None),
@@ -327,8 +328,6 @@ class Settings:
                             ("SEND_TIMEOUT", self.send_timeout)):
             if not value > 0:
                 raise SettingError(f"{name}: {value} must be more than 0")
-        if self.cache_ttl < 0.001:  # Redis keeps an entry whole milliseconds (SET ... PX)
-            raise SettingError(f"CACHE_TTL: {self.cache_ttl} is less than 0.001")
         if self.redis_url:
             scheme = self.redis_url.partition("://")[0].lower()
             if scheme not in REDIS_SCHEMES:
