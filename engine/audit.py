@@ -21,6 +21,7 @@ from .deal import deal
 from .play import NeedsHiddenInfo, apply_action
 from .reasons import IllegalAction, Refusal, UnknownRules, message
 from .rules import RuleSet
+from .scoring import game_winner
 from .state import State
 
 Data = dict[str, Any]
@@ -41,38 +42,44 @@ def audit(req: Data, lang: str = "en") -> Data:
     check_sides(rules, given, "/scores", lang)
     totals: tuple[int, ...] | None = tuple(given) if given is not None else None
     deals: list[Data] = []
-    ended: int | None = None  # the deal after which the game was over
+    #: the game's end: its totals, its winner and the deal that ended it (-1: the scores the
+    #: log starts from had already ended it)
+    end: tuple[list[int], int, int] | None = None
     for i, log in enumerate(req["deals"]):
-        answer = _deal(rules, log, f"/deals/{i}", totals, lang)
+        answer, start = _deal(rules, log, f"/deals/{i}", totals, lang)
+        if i == 0 and (won := game_winner(rules, start)) is not None:
+            end = (list(start), won, -1)
         totals = tuple(answer["score"]["scores"])
         score = answer["score"]
-        if ended is not None:
-            _after_game_over(answer, i, ended, deals[ended]["score"]["winner"], lang)
+        if end is not None:
+            _after_game_over(answer, i, end[2], end[1], lang)
         elif score["final"] and score["game_over"]:
-            ended = i
+            end = (score["scores"], score["winner"], i)
         deals.append(answer)
-    end = deals[ended if ended is not None else -1]["score"]
+    last = deals[-1]["score"]
     recorded = [d["agrees"] for d in deals if d["agrees"] is not None]
     return {"legal": all([d["legal"] for d in deals]),
             "agrees": all(recorded) if recorded else None,
-            "totals": end["scores"], "game_over": end["game_over"], "winner": end["winner"],
-            "deals": deals}
+            "totals": end[0] if end else last["scores"],
+            "game_over": True if end else last["game_over"],
+            "winner": end[1] if end else last["winner"], "deals": deals}
 
 
 def _after_game_over(answer: Data, deal: int, ended: int, winner: int, lang: str) -> None:
     """A deal the log plays after the game was won (docs/wire-format.md#games: the game ends
-    with the deal that takes a side to the target), replayed all the same: what the log
-    records disagrees with the rules."""
+    with the deal that takes a side to the target; ``ended`` -1: the scores the log starts
+    from already had), replayed all the same: what the log records disagrees with the rules."""
+    code = "DEAL_AFTER_GAME_OVER" if ended >= 0 else "GAME_OVER_AT_START"
     params: Data = {"deal": deal, "over": ended, "winner": winner}
-    answer["disagreements"].insert(0, {"code": "DEAL_AFTER_GAME_OVER", "path": f"/deals/{deal}",
-                                       "message": message("DEAL_AFTER_GAME_OVER", params, lang)})
+    answer["disagreements"].insert(0, {"code": code, "path": f"/deals/{deal}",
+                                       "message": message(code, params, lang)})
     answer["agrees"] = False
 
 
 def _deal(rules: RuleSet, log: Data, path: str, totals: tuple[int, ...] | None,
-          lang: str) -> Data:
+          lang: str) -> tuple[Data, tuple[int, ...]]:
     """One deal of the log replayed from the game scores ``totals`` (None before a first deal
-    given by its state: that state's scores)."""
+    given by its state: that state's scores), and the game scores it started from."""
     disagreements: list[Data] = []
     events: list[Data] = []
     for key in ("scores", "totals"):
@@ -89,6 +96,7 @@ def _deal(rules: RuleSet, log: Data, path: str, totals: tuple[int, ...] | None,
         check_seat(rules, dealer, f"{path}/dealer", lang)
         state, dealt = deal(rules, log["seed"], dealer, totals)
         events = [wire.event_to_data(e) for e in dealt]
+    started = state.scores
     index: int | None = None
     refusal: Refusal | None = None
     for k, data in enumerate(log["actions"]):
@@ -117,7 +125,8 @@ def _deal(rules: RuleSet, log: Data, path: str, totals: tuple[int, ...] | None,
     return {"legal": refusal is None, "index": index,
             "reason": wire.refusal_data(refusal, rules, lang) if refusal is not None else None,
             "state": wire.state_to_data(state), "events": events, "score": score,
-            "agrees": not disagreements if records else None, "disagreements": disagreements}
+            "agrees": not disagreements if records else None,
+            "disagreements": disagreements}, started
 
 
 def _start(rules: RuleSet, data: Data, path: str, lang: str) -> State:

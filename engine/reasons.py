@@ -276,6 +276,11 @@ CODES: Final[dict[str, tuple[str, str, str]]] = {
                              "won): deal {deal} is not part of it.",
                              "Das Spiel war nach Runde {over} vorbei (Team {winner} hat "
                              "gewonnen): Runde {deal} gehört nicht dazu."),
+    "GAME_OVER_AT_START": ("target", "The game scores this log starts from had already ended "
+                           "the game (side {winner} won): deal {deal} is not part of it.",
+                           "Der Spielstand, mit dem dieses Protokoll beginnt, hatte das Spiel "
+                           "schon beendet (Team {winner} hat gewonnen): Runde {deal} gehört "
+                           "nicht dazu."),
     "TOTAL_DISAGREES": ("scoring", "The log records a game score of {recorded} for side {side} "
                         "after this deal; the rules give {audited}.",
                         "Das Protokoll verzeichnet nach dieser Runde {recorded} Spielpunkte für "

@@ -393,16 +393,21 @@ def deal_result(rules: RuleSet, before: tuple[int, ...], sides: tuple[SideScore,
     totals = tuple([before[s.side] + s.breakdown["total"] for s in sides])
     if rules.sujo:
         totals = tuple(t if t <= rules.target else before[i] for i, t in enumerate(totals))
-    best = max(totals)
-    game_over = False
-    winner = None
-    if best >= rules.target:
-        leaders = [i for i, t in enumerate(totals) if t == best]
-        if len(leaders) == 1:
-            game_over, winner = True, leaders[0]
+    winner = game_winner(rules, totals)
     minimums = tuple(rules.initial_minimum(t) for t in totals)
-    score: DealScore = new_tuple(DealScore, (sides, totals, game_over, winner, minimums))
+    score: DealScore = new_tuple(DealScore, (sides, totals, winner is not None, winner,
+                                             minimums))
     return score
+
+
+def game_winner(rules: RuleSet, totals: tuple[int, ...]) -> int | None:
+    """The side that has won a game standing at ``totals``: the highest total at or above the
+    target; None while none has (an exact tie at the top means another deal)."""
+    best = max(totals)
+    if best < rules.target:
+        return None
+    leaders = [i for i, t in enumerate(totals) if t == best]
+    return leaders[0] if len(leaders) == 1 else None
 
 
 def score_tally(rules: RuleSet, before: tuple[int, ...], tally: Tally) -> DealScore:

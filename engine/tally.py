@@ -258,8 +258,12 @@ class _Reader:
             if canastas < rules.canastas_to_go_out:
                 self.add("GOING_OUT_NEEDS_CANASTAS", f"{path}/went_out", side=i,
                          needed=rules.canastas_to_go_out, count=canastas)
-            if seats == 1 and (s.hand or s.red_in_hand or any(s.held.values())):
-                self.add("HAND_AFTER_GOING_OUT", f"{path}/hand_points", side=i)
+            if seats == 1:
+                # the field that says cards were left in the hand
+                left = ("hand_points" if s.hand else "red_threes_in_hand" if s.red_in_hand
+                        else next((f"held_{k}_groups" for k, n in s.held.items() if n), None))
+                if left is not None:
+                    self.add("HAND_AFTER_GOING_OUT", f"{path}/{left}", side=i)
 
     def meld_minimum(self, s: _Side) -> int:
         """The least the side's canastas and penalised incomplete melds can be worth."""

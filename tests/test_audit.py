@@ -175,6 +175,39 @@ def test_a_deal_after_the_game_was_won(http: TestClient, classic: Played) -> Non
     german = audit(http, log, DE)["deals"][last + 1]["disagreements"][0]["message"]
     assert german.startswith(f"Das Spiel war nach Runde {last} vorbei")
 
+def test_starting_scores_that_already_end_the_game(http: TestClient, classic: Played) -> None:
+    """VARIANTS.md, common rules (the target; seed 000 'Spielende'): scores at or above the
+    target with one side ahead end the game, so a log starting from them plays no deal of it:
+    every deal disagrees (``GAME_OVER_AT_START``), by ``scores`` or by a first deal's state,
+    and the game is the starting one's (its totals and winner). A tie at the top, or scores
+    under the target, end nothing."""
+    target = rules_for("classic").target
+    for scores, winner in (([target + 10, 40], 0), ([-5, target], 1)):
+        log = {**copy.deepcopy(classic.log), "scores": scores}
+        answer = audit(http, log)
+        assert [answer[k] for k in ("totals", "game_over", "winner")] == [scores, True, winner]
+        assert answer["agrees"] is False
+        for i, deal in enumerate(answer["deals"]):
+            first = deal["disagreements"][0]
+            assert deal["agrees"] is False and first["code"] == "GAME_OVER_AT_START"
+            assert first["path"] == f"/deals/{i}"
+            assert first["message"] == (f"The game scores this log starts from had already "
+                                        f"ended the game (side {winner} won): deal {i} is not "
+                                        "part of it.")
+        german = audit(http, log, DE)["deals"][0]["disagreements"][0]["message"]
+        assert german.startswith("Der Spielstand, mit dem dieses Protokoll beginnt")
+    by_its_state = {**copy.deepcopy(classic.log), "deals": [by_state(classic, 0)]}
+    by_its_state["deals"][0]["state"]["scores"] = [target, 0]
+    del by_its_state["deals"][0]["totals"]
+    answer = audit(http, by_its_state)
+    assert answer["winner"] == 0 and answer["totals"] == [target, 0]
+    assert answer["deals"][0]["disagreements"][0]["code"] == "GAME_OVER_AT_START"
+    for scores in ([target, target], [target - 1, 0]):
+        answer = audit(http, {**copy.deepcopy(classic.log), "scores": scores})
+        assert all(d["code"] != "GAME_OVER_AT_START" for deal in answer["deals"]
+                   for d in deal["disagreements"])
+
+
 def test_a_log_without_records_neither_agrees_nor_disagrees(http: TestClient,
                                                             classic: Played) -> None:
     log = copy.deepcopy(classic.log)
