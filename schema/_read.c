@@ -550,14 +550,14 @@ static const enum Word STATE_KEYS[N_STATE] = {
     W_STOCK, W_TURN, W_SET_ASIDE,
 };
 
-/* an option's value: true, false, a score or a name */
+/* an option's value: true, false, a score, a name or null (the variant's default) */
 static PyObject *option(Src *s) {
     char c = peek(s);
     if (c == 't' || c == 'f')
         return boolean(s);
     if (c == '"')
         return name(s);
-    return score(s);
+    return or_none(s, score);
 }
 
 /* the text of the last options object read, '{' to '}', and a copy of its dict: a client's

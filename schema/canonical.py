@@ -46,7 +46,7 @@ Name = Annotated[str, Meta(max_length=64)]
 Cards = Annotated[list[Card], Meta(max_length=500)]
 SomeCards = Annotated[list[Card], Meta(min_length=1, max_length=500)]
 Seats = Annotated[list[Seat], Meta(max_length=8)]
-Options = Annotated[dict[Name, bool | Score | Name], Meta(max_length=32)]
+Options = Annotated[dict[Name, bool | Score | Name | None], Meta(max_length=32)]
 
 
 class _Strict(Struct, forbid_unknown_fields=True, kw_only=True, gc=False):

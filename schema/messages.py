@@ -69,7 +69,7 @@ GERMAN: dict[str, Callable[[Ctx], str]] = {
     "rank": lambda c: f"kein Rang: {c['rank']}",
     "seed": lambda c: "der Startwert (seed) ist eine ganze 64-Bit-Zahl",
     "option_value": lambda c: "eine Option ist ein Wahrheitswert, eine ganze Zahl in "
-                              "-1000000..1000000 oder ein Text (höchstens 64 Zeichen)",
+                              "-1000000..1000000, ein Text (höchstens 64 Zeichen) oder null",
     "cards_or_object": lambda c: "erwartet eine Liste von Kartencodes oder ein Objekt "
                                  + _OBJECTS.get(str(c.get("model")), str(c.get("model"))),
 }

@@ -163,15 +163,17 @@ GameScores = Annotated[list[int], Field(max_length=8)]
 
 
 def _option_value(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-    """A bool, a bounded int or a short string; one clean error (no union tags) otherwise."""
-    if isinstance(value, bool) or (isinstance(value, str) and len(value) <= 64):
+    """A bool, a bounded int, a short string or null (the variant's default, where its rule
+    table allows null); one clean error (no union tags) otherwise."""
+    if value is None or isinstance(value, bool) or (isinstance(value, str) and len(value) <= 64):
         return value
     value = _integral(value)
     if isinstance(value, int) and -1_000_000 <= value <= 1_000_000:
         return value
     raise PydanticCustomError(
         "option_value",
-        "an option is a boolean, an integer in -1000000..1000000 or a string (<= 64 chars)",
+        "an option is a boolean, an integer in -1000000..1000000, a string (<= 64 chars) or "
+        "null",
     )
 
 
@@ -189,7 +191,7 @@ def _seed(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
 
 
 Seed = Annotated[int, Field(ge=-(2**63), le=2**63 - 1), WrapValidator(_seed)]
-OptionValue = Annotated[bool | Score | Name, WrapValidator(_option_value)]
+OptionValue = Annotated[bool | Score | Name | None, WrapValidator(_option_value)]
 Options = Annotated[dict[Name, OptionValue], Field(max_length=32)]
 Phase = Literal["draw", "play", "answer", "over"]
 
@@ -599,8 +601,9 @@ GoingOut = Literal["plain", "concealed", "blatt", "hand", "first_turn"]
 
 
 def _count(description: str, default: int | None = None) -> Any:
-    """A count of a side's tally: 0 when left out; a field of some variants only is null
-    when left out, and refused in the others (FIELD_NOT_IN_VARIANT)."""
+    """A count of a side's tally: 0 when left out or null (GraphQL's inputs read null so
+    too); a field of some variants only is null when left out, and refused in the others
+    (FIELD_NOT_IN_VARIANT) unless null."""
     return Field(default, description=description)
 
 
@@ -610,22 +613,22 @@ class TallySide(BaseModel):
 
     model_config = _config(
         {"melded_points": 385, "mixed_canastas": 1, "red_threes": 1, "went_out": "plain"})
-    melded_points: Count = _count(
+    melded_points: Count | None = _count(
         "Value of the cards in the side's melds (>= 0, a multiple of 5; without the bonuses).", 0)
-    hand_points: Count = _count(
+    hand_points: Count | None = _count(
         "Value of the cards left in its players' hands, as a minus (<= 0): -45 for 45 points.",
         0)
     went_out: GoingOut | None = Field(
         None, description="How a player of the side went out: plain; concealed (classic, "
         "canastra); blatt, hand, first_turn (german); null: it did not.")
-    red_threes: Count = _count("Red threes laid out in front of the side.", 0)
+    red_threes: Count | None = _count("Red threes laid out in front of the side.", 0)
     black_threes: Count | None = _count("modern-american: black threes laid out.")
     red_threes_in_hand: Count | None = _count(
         "classic, german: red threes still in a hand of the side at the end (-500 each).")
-    natural_canastas: Count = _count(
+    natural_canastas: Count | None = _count(
         "Natural (pure, clean) canastas; modern-american: of ranks other than sevens and aces.",
         0)
-    mixed_canastas: Count = _count("Mixed (dirty) canastas, with wild cards.", 0)
+    mixed_canastas: Count | None = _count("Mixed (dirty) canastas, with wild cards.", 0)
     pure_sevens_canastas: Count | None = _count("modern-american: canastas of sevens (2,500).")
     pure_aces_canastas: Count | None = _count(
         "modern-american: canastas of aces without wild cards (2,500).")
@@ -805,9 +808,6 @@ class Breakdown(BaseModel):
     going_out: Score = Field(description="Going-out bonus (concealed included).")
     penalties: Score = Field(description="Penalties (<= 0).")
     total: Score = Field(description="Sum of the above.")
-    detail: Annotated[dict[Name, Score], Field(max_length=64)] = Field(
-        {}, description="Optional finer keys (e.g. natural/mixed canastas)."
-    )
 
 
 class SideScore(BaseModel):

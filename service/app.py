@@ -39,6 +39,8 @@ log = logging.getLogger("canasta.http")
 JSON = "application/json"
 #: request bodies up to this size are the in-process key themselves (longer ones: their SHA-256)
 RAW_KEY_BYTES = 16 * 1024
+#: what JSON counts as white space (RFC 8259, section 2); ``bytes.strip`` takes more
+JSON_SPACE = b" \t\r\n"
 #: a batch lets the event loop serve other requests after every this many operations
 BATCH_SLICE = 32
 #: the operations with the largest bodies and answers: at most MAX_BULK_IN_FLIGHT at once
@@ -250,8 +252,10 @@ class Service:
     @staticmethod
     def local_key(op: str, lang: str, body: bytes) -> Hashable:
         """The in-process key of a request: its exact bytes (up to ``RAW_KEY_BYTES``, else
-        their SHA-256). One process runs one engine, and the bytes name the variant and its
-        options, so two requests share an entry only when they are the same request."""
+        their SHA-256), but for JSON white space around them (a file's final newline: the same
+        JSON text either way). One process runs one engine, and the bytes name the variant and
+        its options, so two requests share an entry only when they are the same request."""
+        body = body.strip(JSON_SPACE)
         if len(body) > RAW_KEY_BYTES:
             return (op, lang, hashlib.sha256(body).digest())
         return (op, lang, body)

@@ -178,7 +178,8 @@ class Breakdown:
     going_out: int
     penalties: int
     total: int
-    detail: JSON | None
+    detail: JSON | None = strawberry.field(
+        default=None, deprecation_reason="Never set (always null): the breakdown has no finer keys.")
 
 
 @strawberry.type(description="A side, its seats and its deal score.")
@@ -473,7 +474,7 @@ def _side_scores(sides: list[Data]) -> list[SideScore]:
     return [SideScore(side=s["side"], seats=s["seats"], total=s["total"],
                       breakdown=Breakdown(**{k: s["breakdown"].get(k) for k in (
                           "melded_cards", "hand_cards", "canasta_bonus", "bonus_cards",
-                          "going_out", "penalties", "total", "detail")}))
+                          "going_out", "penalties", "total")}))
             for s in sides]
 
 

@@ -93,8 +93,8 @@ _STATUS = {200: "The answer.", 404: "No such variant (problem document).",
            431: "The request line and headers are larger than `MAX_HEADER_BYTES` (problem "
                 "document `HEADERS_TOO_LARGE`, `Connection: close`; the example is the default "
                 "limit's).",
-           413: "The body is larger than `MAX_BODY_BYTES` (problem document; the example is "
-                "the default limit's).",
+           413: "The body is larger than `{limit}` (problem document; the example is the "
+                "default limit's).",
            415: "The body's `Content-Type` is not JSON (`application/json` or another "
                 "`application/*+json`; problem document `UNSUPPORTED_MEDIA_TYPE`).",
            422: "Malformed request, or a request the engine cannot answer (problem document; "
@@ -102,6 +102,9 @@ _STATUS = {200: "The answer.", 404: "No such variant (problem document).",
            503: "The worker has more requests in flight than `MAX_IN_FLIGHT` (audits and "
                 "batches: `MAX_BULK_IN_FLIGHT`): try again after `Retry-After` seconds (problem "
                 "document `OVERLOADED`; the body is not read)."}
+
+#: the settings that bound the bodies of the operations not bound by ``MAX_BODY_BYTES``
+_BODY_LIMITS = {"audit": "MAX_AUDIT_BODY_BYTES", "batch": "MAX_BATCH_BODY_BYTES"}
 
 DESCRIPTION = """A stateless rules referee for the Canasta family of card games.
 
@@ -162,14 +165,28 @@ def _responses(op: str, answer_ref: dict[str, Any], problem_ref: dict[str, Any],
             "description": "`hit` or `miss`; `bypass` while caching is off for the operation "
                            "(`CACHE_OPS`, `CACHE_SIZE=0` without Redis).",
             "schema": {"type": "string", "enum": ["hit", "miss", "bypass"]}}}
+    elif op == "batch":
+        ok["headers"] = {"X-Cache": {
+            "description": "Each operation's tag, in order, comma-separated: `hit`, `miss`, "
+                           "`bypass` (caching off for it), `none` (not cached: a refused "
+                           "operation, or one never cached).",
+            "schema": {"type": "string", "examples": ["hit, miss, none"]}}}
     responses: dict[str, Any] = {"200": ok}
     for status in errors:
         if status in SHARED:
             responses[str(status)] = {"$ref": f"#/components/responses/{SHARED[status]}"}
             continue
-        responses[str(status)] = {"description": _STATUS[status], "content": {
+        responses[str(status)] = {"description": _STATUS[status].format(
+            limit=_BODY_LIMITS.get(op, "MAX_BODY_BYTES")), "content": {
             "application/problem+json": {"schema": problem_ref,
                                          "examples": _named(by_status[status])}}}
+        if cached and status == 422:
+            responses["422"]["headers"] = {"X-Cache": {
+                "description": "`hit` or `miss` for a refusal the cache keeps (of a state, an "
+                               "action, a request the engine cannot answer); none for a "
+                               "malformed request; `bypass` on every answer while caching is "
+                               "off for the operation.",
+                "schema": {"type": "string", "enum": ["hit", "miss", "bypass"]}}}
     return responses
 
 
@@ -252,12 +269,22 @@ def _operations() -> dict[str, Any]:
                        "What writes legal-action lists and states and reads canonical requests: "
                        "native, the C module that `pip install .` builds; python, the engine's "
                        "writer, the state's data and msgspec (the same answers, slower)."}}},
-        "cache": {"type": "object", "description": (
-            "`local`: the in-process tier's entries and bytes and their bounds (CACHE_SIZE, "
-            "CACHE_MAX_BYTES); `redis`: `off`, `ok`, `read-only` (hits are read, writes fail: "
-            "the write breaker is open) or `degraded` (reads fail: the read breaker is open); "
-            "`breakers`: the Redis circuit breakers of reads and of writes, `open` or "
-            "`closed`; `breaker_open`: either is open.")}}}
+        "cache": {"type": "object", "required": ["local", "redis", "breaker_open", "breakers"],
+                  "properties": {
+            "local": {"type": "object", "required": ["entries", "size", "bytes", "max_bytes"],
+                      "description": "The in-process tier's entries and bytes, and their bounds "
+                                     "(CACHE_SIZE, CACHE_MAX_BYTES).",
+                      "properties": {name: {"type": "integer", "minimum": 0}
+                                     for name in ("entries", "size", "bytes", "max_bytes")}},
+            "redis": {"type": "string", "enum": ["off", "ok", "read-only", "degraded"],
+                      "description": "`read-only`: hits are read, writes fail (the write breaker "
+                                     "is open); `degraded`: reads fail (the read breaker is "
+                                     "open)."},
+            "breaker_open": {"type": "boolean", "description": "Either breaker is open."},
+            "breakers": {"type": "object", "required": ["read", "write"],
+                         "description": "The Redis circuit breakers of reads and of writes.",
+                         "properties": {name: {"type": "string", "enum": ["open", "closed"]}
+                                        for name in ("read", "write")}}}}}}
     return {
         "/healthz": get("healthz", "Liveness: the process answers.", "application/json",
                         {"type": "object", "required": ["status"],

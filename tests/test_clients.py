@@ -147,3 +147,42 @@ console.log(JSON.stringify({{ answer, cards: [...playableCards(answer)].sort(), 
                         json={"state": {**EXAMPLE_STATE, "variant": "samba"}}).json()
     assert out["refusal"] == [422, "UNKNOWN_VARIANT", german["detail"]], out
     assert german["detail"] != "Unknown variant 'samba'."  # the example passed the language on
+
+
+def test_every_documented_answer_has_its_typescript_type(server: Service, tmp_path: Path) -> None:
+    """Each answer the OpenAPI document shows (the service's own answers to its examples, every
+    status) and the live ``/readyz`` (Redis off) are values of their generated types: a type the
+    document leaves open (an object without properties, typed ``Record<string, never>``) fails
+    to compile here, as it would in a client."""
+    document = json.loads(openapi.COMMITTED.read_bytes())
+    lines = [f'import type {{ components, paths }} from "{TS / "schema"}";']
+    count = 0
+
+    def typed(where: str, answer: Any) -> None:
+        nonlocal count
+        lines.append(f"export const a{count}: {where} = {json.dumps(answer)};")
+        count += 1
+
+    for path, methods in document["paths"].items():
+        for method, operation in methods.items():
+            for status, response in operation["responses"].items():
+                for media, content in response.get("content", {}).items():
+                    if "json" not in media:
+                        continue
+                    for example in content.get("examples", {}).values():
+                        typed(f'paths["{path}"]["{method}"]["responses"][{status}]["content"]'
+                              f'["{media}"]', example["value"])
+    for name, response in document["components"]["responses"].items():
+        for media, content in response["content"].items():
+            for example in content["examples"].values():
+                typed(f'components["responses"]["{name}"]["content"]["{media}"]',
+                      example["value"])
+    typed('paths["/readyz"]["get"]["responses"][200]["content"]["application/json"]',
+          httpx.get(server.url + "/readyz").json())
+    assert count > 40
+    (tmp_path / "answers.ts").write_text("\n".join(lines) + "\n")
+    config = json.loads((TS / "tsconfig.json").read_text())
+    config["files"] = [str(tmp_path / "answers.ts")]
+    (tmp_path / "tsconfig.json").write_text(json.dumps(config))
+    run = npx("tsc", "--noEmit", "-p", str(tmp_path / "tsconfig.json"))
+    assert run.returncode == 0, run.stdout[:3000]

@@ -479,3 +479,19 @@ def test_native_reader_has_no_memory_errors_under_memcheck(tmp_path: Path) -> No
     either: a freed object read again is an invalid read)."""
     memcheck.assert_clean(__file__, "native and not answers and not memcheck",
                           "READ_UNDER_MEMCHECK", "_read.c", tmp_path)
+
+
+def test_native_reader_reads_a_null_option(native: Reader) -> None:
+    """An option may be null (the variant's default, where its rule table lists null: classic
+    ``sides`` and ``target``): the reader takes it as the structs do, and declines what only
+    begins like null."""
+    request = {"state": _requests("classic", range(1))[5]["state"]}
+    request["state"]["options"] = {"players": 4, "sides": None, "target": None}
+    raw = orjson.dumps(request)
+    got = native(raw, 0)
+    assert got is not None and got["state"]["options"] == {"players": 4, "sides": None,
+                                                           "target": None}
+    assert agrees(native, "validate", raw)
+    for bad in (b'"sides":nul,', b'"sides":nulls,', b'"sides":Null,'):
+        broken = raw.replace(b'"sides":null,', bad)
+        assert broken != raw and native(broken, 0) is None

@@ -790,3 +790,33 @@ def test_a_graphql_problem_is_the_whole_problem_document(http: TestClient) -> No
         got = gql(http, query, "de", s=bad)["legalActions"]
         assert got == {k: rest[k] for k in ("type", "title", "status", "code", "detail")}
     assert got["title"] == "Ungültiger Spielstand"
+
+
+def test_an_option_whose_rule_table_allows_null_takes_null(http: TestClient) -> None:
+    """CONTRACT.md 'Variant and options' (each option with its allowed values in the rule
+    table): where the table lists null (classic ``sides`` and ``target``, german ``target``:
+    their defaults follow the player count), a request may send null and gets the default, as
+    if it had left the option out: a deal, a state's legal actions (compact, as the native
+    reader takes it, and indented, as the models read it). An option whose table does not list
+    null refuses it."""
+    nullable = [(v["id"], o["name"]) for v in http.get("/v1/variants").json()["variants"]
+                for o in http.get(f"/v1/variants/{v['id']}").json()["options"]
+                if None in o.get("allowed", ())]
+    assert sorted(nullable) == [("classic", "sides"), ("classic", "target"),
+                                ("german", "target")]
+    for variant, name in nullable:
+        for players in ({"classic": (2, 3, 4, 6), "german": (3, 4)}[variant]):
+            plain = {"variant": variant, "options": {"players": players}, "seed": 9}
+            with_null = {**plain, "options": {"players": players, name: None}}
+            dealt = http.post("/v1/deal", json=plain).json()["state"]
+            assert http.post("/v1/deal", json=with_null).json()["state"] == dealt
+            state = {**dealt, "options": with_null["options"]}
+            for body in (json.dumps({"state": state}, separators=(",", ":")).encode(),
+                         json.dumps({"state": state}, indent=1).encode()):
+                r = http.post("/v1/legal-actions", content=body,
+                              headers={"content-type": "application/json"})
+                assert r.status_code == 200, r.text
+                assert r.json() == http.post("/v1/legal-actions", json={"state": dealt}).json()
+    r = http.post("/v1/deal", json={"options": {"ask_partner": None}, "seed": 1})
+    assert r.status_code == 422 and r.json()["code"] == "BAD_OPTION_VALUE"
+    assert r.json()["problems"][0]["path"] == "/options/ask_partner"

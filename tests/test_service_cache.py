@@ -518,3 +518,25 @@ def test_the_counted_bytes_are_what_the_tier_allocates(kind: str, path: str) -> 
     kept, counted = asyncio.run(scenario())
     print(f"{kind} {path}: kept {kept} bytes, counted {counted}")
     assert 0.75 * kept <= counted <= 1.25 * kept, (kept, counted)
+
+
+def test_white_space_around_a_body_shares_its_entry() -> None:
+    """The in-process key is the body's text, but for JSON white space around it (docs/api.md,
+    batch: a file written by ``jq`` ends with a newline, the same text in a batch does not): the
+    same JSON text with a final newline, or spaces and tabs around it, hits the entry of the
+    bare text, alone or as a batch's operation; other bytes around it are another request."""
+    app = create_app(Settings(log_level="warning"))
+    bare = small(7)
+    batch = b'{"operations":[{"op":"legal-actions","body":' + bare + b"}]}"
+
+    async def scenario() -> list[tuple[int, dict[bytes, bytes], bytes]]:
+        async with app.router.lifespan_context(app):
+            return [await asgi_post(app, path, body) for path, body in (
+                ("/v1/legal-actions", bare + b"\n"), ("/v1/legal-actions", bare),
+                ("/v1/legal-actions", b" \t" + bare + b"\r\n"), ("/v1/batch", batch),
+                ("/v1/legal-actions", bare + b"\x0c"))]
+
+    answers = asyncio.run(scenario())
+    assert [a[1][b"x-cache"] for a in answers[:4]] == [b"miss", b"hit", b"hit", b"hit"]
+    assert answers[0][2] == answers[1][2] == answers[2][2]
+    assert answers[4][0] == 422 and b"x-cache" not in answers[4][1]

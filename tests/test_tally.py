@@ -318,6 +318,14 @@ REFUSALS: list[tuple[str, Data, Data, tuple[str, str]]] = [
     ("classic", {"players": 3}, {"sides": [{}, {"went_out": "plain", "melded_points": 35,
                                                 "natural_canastas": 1, "hand_points": -20}, {}]},
      ("HAND_AFTER_GOING_OUT", "/sides/1/hand_points")),
+    ("classic", {"players": 3}, {"sides": [{}, {"went_out": "plain", "melded_points": 35,
+                                                "natural_canastas": 1, "red_threes_in_hand": 1},
+                                           {}]},
+     ("HAND_AFTER_GOING_OUT", "/sides/1/red_threes_in_hand")),
+    ("german", {"players": 3}, {"sides": [{"went_out": "plain", "melded_points": 35,
+                                           "natural_canastas": 1, "red_threes_in_hand": 1},
+                                          {}, {}]},
+     ("HAND_AFTER_GOING_OUT", "/sides/0/red_threes_in_hand")),
     ("german", {}, {"sides": [{"went_out": "plain", "melded_points": 35, "natural_canastas": 1},
                               {}], "stock_exhausted": True},
      ("STOCK_EXHAUSTED_MISMATCH", "/stock_exhausted")),
@@ -836,3 +844,54 @@ def test_the_command_line_answers_a_tally() -> None:
                           capture_output=True, text=True, cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
     assert proc.returncode == 1 and json.loads(proc.stdout)["code"] == "INVALID_LEDGER"
+
+
+def test_a_null_count_is_zero_over_rest_and_graphql(http: TestClient) -> None:
+    """docs/wire-format.md, Tallies: a count left out or null is 0, over REST as over GraphQL
+    (whose inputs read null so): a pad that writes every field, null where it counted nothing,
+    gets the score of the counts it gave; REST refused null for the counts every variant
+    scores."""
+    counted = {"melded_points": 180, "hand_points": -65, "went_out": "plain", "red_threes": 1,
+               "mixed_canastas": 1}
+    fields = ("melded_points", "hand_points", "red_threes", "natural_canastas",
+              "mixed_canastas", "black_threes", "red_threes_in_hand")
+    with_nulls = [{**{k: None for k in fields}, **counted}, {k: None for k in fields}]
+    want = tally(http, "classic", counted, {})
+    assert tally(http, "classic", *with_nulls) == want
+    query = ("query($t: TallyInput!) { scoreTally(input: $t) { ... on Score { scores "
+             "sides { total } } } }")
+    camel = {"melded_points": "meldedPoints", "hand_points": "handPoints", "went_out": "wentOut",
+             "red_threes": "redThrees", "natural_canastas": "naturalCanastas",
+             "mixed_canastas": "mixedCanastas", "black_threes": "blackThrees",
+             "red_threes_in_hand": "redThreesInHand"}
+    sides = [{camel[k]: v.upper() if k == "went_out" else v for k, v in s.items()}
+             for s in with_nulls]
+    r = http.post("/graphql", json={"query": query, "variables": {"t": {"sides": sides}}})
+    got = r.json()["data"]["scoreTally"]
+    assert got["scores"] == want["scores"]
+    assert [s["total"] for s in got["sides"]] == [s["total"] for s in want["sides"]]
+
+
+def test_a_breakdown_has_the_documented_keys_and_no_others(http: TestClient) -> None:
+    """docs/wire-format.md, score: a side's breakdown is ``melded_cards``, ``hand_cards``,
+    ``canasta_bonus``, ``bonus_cards``, ``going_out``, ``penalties`` and ``total``; the OpenAPI
+    document lists exactly those (it listed a ``detail`` no answer carries), GraphQL's
+    ``Breakdown.detail`` is deprecated and null."""
+    from canasta_referee.service import openapi
+
+    answer = tally(http, "classic", {"melded_points": 180, "hand_points": -65,
+                                     "went_out": "plain", "mixed_canastas": 1}, {})
+    keys = {"melded_cards", "hand_cards", "canasta_bonus", "bonus_cards", "going_out",
+            "penalties", "total"}
+    assert all(set(side["breakdown"]) == keys for side in answer["sides"])
+    document = json.loads(openapi.COMMITTED.read_bytes())
+    assert set(document["components"]["schemas"]["Breakdown"]["properties"]) == keys
+    r = http.post("/graphql", json={"query": '{ scoreTally(input: {sides: [{meldedPoints: 50}, '
+                                             '{}]}) { ... on Score { sides { breakdown { total '
+                                             'detail } } } } __type(name: "Breakdown") { '
+                                             'fields(includeDeprecated: true) { name '
+                                             'isDeprecated } } }'})
+    data = r.json()["data"]
+    assert [s["breakdown"]["detail"] for s in data["scoreTally"]["sides"]] == [None, None]
+    deprecated = {f["name"] for f in data["__type"]["fields"] if f["isDeprecated"]}
+    assert deprecated == {"detail"}

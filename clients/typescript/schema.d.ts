@@ -363,7 +363,7 @@ export interface components {
              * @default {}
              */
             options?: {
-                [key: string]: boolean | number | string;
+                [key: string]: boolean | number | string | null;
             };
             /**
              * Scores
@@ -541,14 +541,6 @@ export interface components {
              * @description Sum of the above.
              */
             total: number;
-            /**
-             * Detail
-             * @description Optional finer keys (e.g. natural/mixed canastas).
-             * @default {}
-             */
-            detail?: {
-                [key: string]: number;
-            };
         };
         /**
          * CheckResponse
@@ -583,7 +575,7 @@ export interface components {
              * @default {}
              */
             options?: {
-                [key: string]: boolean | number | string;
+                [key: string]: boolean | number | string | null;
             };
             /**
              * Seed
@@ -685,7 +677,7 @@ export interface components {
              * @default {}
              */
             options?: {
-                [key: string]: boolean | number | string;
+                [key: string]: boolean | number | string | null;
             };
             /**
              * Rounds
@@ -1125,7 +1117,7 @@ export interface components {
              * @default {}
              */
             options?: {
-                [key: string]: boolean | number | string;
+                [key: string]: boolean | number | string | null;
             };
             /**
              * Dealer
@@ -1278,7 +1270,7 @@ export interface components {
              * @default {}
              */
             options?: {
-                [key: string]: boolean | number | string;
+                [key: string]: boolean | number | string | null;
             };
             /**
              * Scores
@@ -1322,13 +1314,13 @@ export interface components {
              * @description Value of the cards in the side's melds (>= 0, a multiple of 5; without the bonuses).
              * @default 0
              */
-            melded_points?: number;
+            melded_points?: number | null;
             /**
              * Hand Points
              * @description Value of the cards left in its players' hands, as a minus (<= 0): -45 for 45 points.
              * @default 0
              */
-            hand_points?: number;
+            hand_points?: number | null;
             /**
              * Went Out
              * @description How a player of the side went out: plain; concealed (classic, canastra); blatt, hand, first_turn (german); null: it did not.
@@ -1340,7 +1332,7 @@ export interface components {
              * @description Red threes laid out in front of the side.
              * @default 0
              */
-            red_threes?: number;
+            red_threes?: number | null;
             /**
              * Black Threes
              * @description modern-american: black threes laid out.
@@ -1358,13 +1350,13 @@ export interface components {
              * @description Natural (pure, clean) canastas; modern-american: of ranks other than sevens and aces.
              * @default 0
              */
-            natural_canastas?: number;
+            natural_canastas?: number | null;
             /**
              * Mixed Canastas
              * @description Mixed (dirty) canastas, with wild cards.
              * @default 0
              */
-            mixed_canastas?: number;
+            mixed_canastas?: number | null;
             /**
              * Pure Sevens Canastas
              * @description modern-american: canastas of sevens (2,500).
@@ -1879,6 +1871,8 @@ export interface operations {
             /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
             422: {
                 headers: {
+                    /** @description `hit` or `miss` for a refusal the cache keeps (of a state, an action, a request the engine cannot answer); none for a malformed request; `bypass` on every answer while caching is off for the operation. */
+                    "X-Cache"?: "hit" | "miss" | "bypass";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1930,6 +1924,8 @@ export interface operations {
             /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
             422: {
                 headers: {
+                    /** @description `hit` or `miss` for a refusal the cache keeps (of a state, an action, a request the engine cannot answer); none for a malformed request; `bypass` on every answer while caching is off for the operation. */
+                    "X-Cache"?: "hit" | "miss" | "bypass";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1981,6 +1977,8 @@ export interface operations {
             /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
             422: {
                 headers: {
+                    /** @description `hit` or `miss` for a refusal the cache keeps (of a state, an action, a request the engine cannot answer); none for a malformed request; `bypass` on every answer while caching is off for the operation. */
+                    "X-Cache"?: "hit" | "miss" | "bypass";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2032,6 +2030,8 @@ export interface operations {
             /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
             422: {
                 headers: {
+                    /** @description `hit` or `miss` for a refusal the cache keeps (of a state, an action, a request the engine cannot answer); none for a malformed request; `bypass` on every answer while caching is off for the operation. */
+                    "X-Cache"?: "hit" | "miss" | "bypass";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2083,6 +2083,8 @@ export interface operations {
             /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
             422: {
                 headers: {
+                    /** @description `hit` or `miss` for a refusal the cache keeps (of a state, an action, a request the engine cannot answer); none for a malformed request; `bypass` on every answer while caching is off for the operation. */
+                    "X-Cache"?: "hit" | "miss" | "bypass";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2217,7 +2219,7 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
-            /** @description The body is larger than `MAX_BODY_BYTES` (problem document; the example is the default limit's). */
+            /** @description The body is larger than `MAX_AUDIT_BODY_BYTES` (problem document; the example is the default limit's). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2308,6 +2310,8 @@ export interface operations {
             /** @description The answer. */
             200: {
                 headers: {
+                    /** @description Each operation's tag, in order, comma-separated: `hit`, `miss`, `bypass` (caching off for it), `none` (not cached: a refused operation, or one never cached). */
+                    "X-Cache"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2315,7 +2319,7 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
-            /** @description The body is larger than `MAX_BODY_BYTES` (problem document; the example is the default limit's). */
+            /** @description The body is larger than `MAX_BATCH_BODY_BYTES` (problem document; the example is the default limit's). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2394,8 +2398,29 @@ export interface operations {
                              */
                             writer: "native" | "python";
                         };
-                        /** @description `local`: the in-process tier's entries and bytes and their bounds (CACHE_SIZE, CACHE_MAX_BYTES); `redis`: `off`, `ok`, `read-only` (hits are read, writes fail: the write breaker is open) or `degraded` (reads fail: the read breaker is open); `breakers`: the Redis circuit breakers of reads and of writes, `open` or `closed`; `breaker_open`: either is open. */
-                        cache: Record<string, never>;
+                        cache: {
+                            /** @description The in-process tier's entries and bytes, and their bounds (CACHE_SIZE, CACHE_MAX_BYTES). */
+                            local: {
+                                entries: number;
+                                size: number;
+                                bytes: number;
+                                max_bytes: number;
+                            };
+                            /**
+                             * @description `read-only`: hits are read, writes fail (the write breaker is open); `degraded`: reads fail (the read breaker is open).
+                             * @enum {string}
+                             */
+                            redis: "off" | "ok" | "read-only" | "degraded";
+                            /** @description Either breaker is open. */
+                            breaker_open: boolean;
+                            /** @description The Redis circuit breakers of reads and of writes. */
+                            breakers: {
+                                /** @enum {string} */
+                                read: "open" | "closed";
+                                /** @enum {string} */
+                                write: "open" | "closed";
+                            };
+                        };
                     };
                 };
             };
