@@ -17,7 +17,7 @@ EXIT_BROKEN_PIPE = 141
 
 def serve(argv: list[str]) -> int:
     """``canasta-referee serve [--host --port --workers]``: the HTTP service under uvicorn."""
-    from .settings import DOCS, SettingError, Settings
+    from .settings import DOCS, PORTS, WORKERS, SettingError, Settings
 
     try:
         env = Settings.from_env()
@@ -33,8 +33,10 @@ def serve(argv: list[str]) -> int:
     parser.add_argument("--workers", type=int, default=env.workers,
                         help=f"worker processes (WORKERS, default {env.workers})")
     args = parser.parse_args(argv)
-    if args.workers < 1:
-        parser.error("--workers must be at least 1")
+    for flag, value, (low, high) in (("--port", args.port, PORTS),
+                                     ("--workers", args.workers, WORKERS)):
+        if not low <= value <= high:  # (the bounds of PORT and WORKERS)
+            parser.error(f"{flag}: {value} is out of range ({low}..{high})")
     import uvicorn
 
     # SIGTERM: stop accepting, let requests in flight finish (at most GRACEFUL_TIMEOUT s), exit.

@@ -8,9 +8,16 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 REDIS_SCHEMES = ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster")
+#: the settings an empty variable sets (to no URL, no origin, no operation); an empty variable
+#: of any other setting is as if unset (its default)
+EMPTY_MEANS_NONE = frozenset({"redis_url", "cors_origins", "cache_ops", "redis_ops"})
+#: the ports and worker counts ``PORT`` and ``WORKERS`` (and ``serve --port``, ``--workers``)
+#: take
+PORTS = (0, 65535)
+WORKERS = (1, 1024)
 CACHEABLE = ("validate", "legal-actions", "check", "apply", "score")
 
 # name, meaning: the configuration table of docs/operations.md is generated from this list with
@@ -87,12 +94,13 @@ DOCS: dict[str, str] = {
                              "larger ones are computed every time.",
     "CACHE_TTL": "Seconds an entry lives, in both tiers (at least 0.001: Redis counts whole "
                  "milliseconds).",
-    "CACHE_OPS": "Operations whose answers are cached (comma-separated).",
-    "REDIS_URL": "Second cache tier: `redis://host:port/0`, `rediss://…`, or "
-                 "`redis+cluster://host:port` (`rediss+cluster://…` with TLS) for a Redis "
-                 "Cluster, naming any node. Empty: in-process only.",
+    "CACHE_OPS": "Operations whose answers are cached (comma-separated; empty: none).",
+    "REDIS_URL": "Second cache tier: `redis://host:port/0`, `rediss://…` (TLS), "
+                 "`unix:///path/to/redis.sock`, or `redis+cluster://host:port` "
+                 "(`rediss+cluster://…` with TLS) for a Redis Cluster, naming any node. Empty: "
+                 "in-process only.",
     "REDIS_CLUSTER": "`1`: treat `REDIS_URL` as a Redis Cluster node.",
-    "REDIS_OPS": "Operations whose answers also go to Redis (comma-separated).",
+    "REDIS_OPS": "Operations whose answers also go to Redis (comma-separated; empty: none).",
     "REDIS_TIMEOUT": "Seconds for a Redis connect or command before it counts as a failure.",
     "REDIS_MAX_CONNECTIONS": "Redis connections per worker (per node of a cluster), at most; "
                              "a command that finds none free within REDIS_TIMEOUT counts as a "
@@ -261,7 +269,7 @@ class Settings:
         for f in fields(cls):
             name = f.name.upper()
             raw = env.get(name)
-            if raw is None or raw == "" and f.name not in ("redis_url", "cors_origins"):
+            if raw is None or raw == "" and f.name not in EMPTY_MEANS_NONE:
                 continue
             default = getattr(defaults, f.name)
             try:
@@ -289,7 +297,7 @@ class Settings:
     def checked(self) -> Settings:
         """Raise ``SettingError`` (naming the variable) for settings out of range."""
         ranges: tuple[tuple[str, float, float, float | None], ...] = (
-            ("PORT", self.port, 0, 65535), ("WORKERS", self.workers, 1, 1024),
+            ("PORT", self.port, *PORTS), ("WORKERS", self.workers, *WORKERS),
             ("GRACEFUL_TIMEOUT", self.graceful_timeout, 0, None),
             ("MAX_ACTIONS", self.max_actions, 1, 200),
             ("MAX_BODY_BYTES", self.max_body_bytes, 1024, None),
@@ -335,6 +343,7 @@ class Settings:
                     f"{s}://" for s in REDIS_SCHEMES))
             if self.redis_is_cluster and urlsplit(self.redis_url).path not in ("", "/", "/0"):
                 raise SettingError("REDIS_URL: a Redis Cluster has database 0 only")
+            _check_redis_address(scheme.removesuffix("+cluster"), urlsplit(self.redis_url))
         if self.log_level.lower() not in ("debug", "info", "warning", "error"):
             raise SettingError(f"LOG_LEVEL: {_shown(self.log_level)} is not debug, info, "
                                "warning or error")
@@ -401,3 +410,23 @@ if __name__ == "__main__":
         print(f"{TABLE_TARGET}: {'updated' if write_table(Path.cwd()) else 'up to date'}")
     else:
         print(table_block())
+
+
+def _check_redis_address(scheme: str, url: SplitResult) -> None:
+    """Raise ``SettingError`` for a ``REDIS_URL`` the Redis client could not connect by: a port
+    that is not a number in 0..65535, no host (``redis://`` alone would mean localhost), a
+    database that is not a number (the client would use 0), a ``unix://`` URL without a path.
+    The messages do not repeat the URL (it may hold a password)."""
+    try:
+        _port = url.port  # (read, it is checked)
+    except ValueError:
+        raise SettingError("REDIS_URL: its port is not a number in 0..65535") from None
+    if scheme == "unix":
+        if not url.path:
+            raise SettingError("REDIS_URL: names no socket (unix:///path/to/redis.sock)")
+        return
+    if not url.hostname:
+        raise SettingError("REDIS_URL: names no host (redis://HOST:PORT/DB)")
+    database = url.path.removeprefix("/")
+    if database and not database.isdigit():
+        raise SettingError("REDIS_URL: its database is not a number (redis://HOST:PORT/DB)")

@@ -46,6 +46,14 @@ def cli(*args: str, env: dict[str, str] | None = None, stdin: bytes = b"",
     ("GRAPHQL_IDE", "maybe", "is not 1/0"),
     ("LOG_LEVEL", "loud", "is not debug, info"),
     ("CORS_ORIGINS", "https://app.example/", "is not an origin"),
+    # a REDIS_URL the client cannot connect by (it started, then /readyz and every cached
+    # request answered 500; "redis://" alone connected to localhost); the password stays out
+    ("REDIS_URL", "redis://:secret@127.0.0.1:abc/0", "port is not a number"),
+    ("REDIS_URL", "redis://:secret@127.0.0.1:99999/0", "port is not a number"),
+    ("REDIS_URL", "redis://", "names no host"),
+    ("REDIS_URL", "rediss://:secret@:6380/0", "names no host"),
+    ("REDIS_URL", "redis://127.0.0.1:6379/zero", "database is not a number"),
+    ("REDIS_URL", "unix://", "names no socket"),
 ])
 def test_a_bad_setting_is_one_line_and_exit_status_2(name: str, value: str, words: str) -> None:
     port = str(free_port())  # should a setting slip through, the server would start here
@@ -54,7 +62,18 @@ def test_a_bad_setting_is_one_line_and_exit_status_2(name: str, value: str, word
     assert proc.returncode == 2, proc.stderr.decode()
     assert len(lines) == 1 and "Traceback" not in lines[0], lines
     assert lines[0].startswith(f"canasta-referee serve: {name}: ") and words in lines[0], lines
-    assert proc.stdout == b""
+    assert proc.stdout == b"" and "secret" not in lines[0]
+
+
+@pytest.mark.parametrize(("flag", "value", "bounds"), [
+    ("--port", "70000", "0..65535"), ("--port", "-1", "0..65535"),
+    ("--workers", "0", "1..1024"), ("--workers", "5000", "1..1024")])
+def test_serve_flags_have_their_variables_bounds(flag: str, value: str, bounds: str) -> None:
+    """``serve --port`` and ``--workers`` are bounded as ``PORT`` and ``WORKERS`` are: a port
+    past 65535 listened on another port (70000 - 65536), 5,000 workers were spawned."""
+    proc = cli("serve", flag, value)
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert f"{flag}: {value} is out of range ({bounds})" in proc.stderr.decode()
 
 
 def test_setting_errors_name_their_variable_in_process_too() -> None:
@@ -68,6 +87,14 @@ def test_setting_errors_name_their_variable_in_process_too() -> None:
     # good values still read as before
     s = Settings.from_env({"PORT": " 9000 ", "GRAPHQL_IDE": "off", "BENCH_ECHO": "TRUE"})
     assert (s.port, s.graphql_ide, s.bench_echo) == (9000, False, True)
+    # an empty list of operations is none of them (it was the default: REDIS_OPS= beside a
+    # REDIS_URL still sent legal-actions to Redis); other empty variables are unset
+    s = Settings.from_env({"CACHE_OPS": "", "REDIS_OPS": "", "PORT": "", "CACHE_SIZE": ""})
+    assert (s.cache_ops, s.redis_ops) == (frozenset(), frozenset())
+    assert (s.port, s.cache_size) == (Settings().port, Settings().cache_size)
+    for url in ("redis://redis:6379/0", "rediss://:pw@cache.example:6380", "redis://r",
+                "unix:///run/redis.sock", "redis+cluster://node:7000", "redis://[::1]:6379/2"):
+        assert Settings.from_env({"REDIS_URL": url}).redis_url == url
 
 
 # --- (b) a closed pipe ends the command line quietly --------------------------------------------
