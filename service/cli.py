@@ -39,6 +39,11 @@ def serve(argv: list[str]) -> int:
             parser.error(f"{flag}: {value} is out of range ({low}..{high})")
     import uvicorn
 
+    from . import logs
+
+    # uvicorn's own lines (a worker that died and was restarted, shutdown) as JSON too: with
+    # several workers they come from this process, which runs no app (each worker sets it up)
+    logs.setup(env.log_level)
     # SIGTERM: stop accepting, let requests in flight finish (at most GRACEFUL_TIMEOUT s), exit.
     # The protocol is uvicorn's httptools one with bounds on every connection (MAX_HEADER_BYTES,
     # HEADER_TIMEOUT, BODY_TIMEOUT, KEEPALIVE_TIMEOUT, MAX_CONNECTIONS, MAX_IN_FLIGHT: see

@@ -240,3 +240,31 @@ def test_a_line_orjson_refuses_does_not_raise(stream: io.StringIO,
     assert "Logging error" in errors.getvalue() and stream.getvalue() == ""
     request_lines().info(VALUES, 2.0)
     assert [line["ms"] for line in lines(stream)] == [2.0]
+
+
+def test_with_several_workers_the_supervisor_logs_json_too() -> None:
+    """docs/operations.md, Logs (one JSON object per line): with ``--workers 2`` uvicorn's
+    supervisor, which runs no app, logs a worker that died and was restarted; it logged
+    nothing (its records found no handler)."""
+    import os
+    import re
+    import signal
+    import time
+
+    from tests.servers import Service
+
+    service = Service(env={"LOG_LEVEL": "info"}, workers=2).start()
+    try:
+        deadline = time.monotonic() + 60
+        while len(pids := re.findall(r"Started server process \[(\d+)\]",
+                                     service.output())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        os.kill(int(pids[0]), signal.SIGKILL)
+        while f"Child process [{pids[0]}] died" not in service.output() \
+                and time.monotonic() < deadline:
+            time.sleep(0.1)
+    finally:
+        service.stop()
+    died = [line for line in service.output().splitlines() if f"[{pids[0]}] died" in line]
+    assert died, service.output()[-2000:]
+    assert json.loads(died[0])["logger"] == "uvicorn.error"
