@@ -124,7 +124,9 @@ TITLES: dict[str, str] = {
 
 
 def title(code: str, lang: str) -> str:
-    """A problem document's title: the code in words (English), or its German title."""
+    """A problem document's title: the code in words (English; names spelt as such), or its
+    German title."""
     if lang == "de" and code in TITLES:
         return TITLES[code]
-    return code.replace("_", " ").capitalize()
+    return code.replace("_", " ").capitalize().replace("graphql", "GraphQL").replace(
+        "Http", "HTTP").replace("http", "HTTP")

@@ -661,12 +661,14 @@ class Cors:
     methods and the requested headers (the API takes no credentials and keeps no state, so
     any header may come), or 403 for an origin not allowed. Other requests with an allowed
     ``Origin`` get ``Access-Control-Allow-Origin`` and ``Access-Control-Expose-Headers``
-    (``X-Cache``, ``Content-Language``: what scripts may read beyond the safelisted headers).
+    (``X-Cache``, ``Content-Language``, and the refusals' ``Retry-After`` (503), ``Allow``
+    (405), ``Accept`` (415): what scripts may read beyond the safelisted headers).
     With a list of origins (not ``*``) the answer depends on ``Origin``, so every answer to a
     request with one says ``Vary: Origin``."""
 
     METHODS = b"GET, POST, OPTIONS"
-    EXPOSE = (b"access-control-expose-headers", b"X-Cache, Content-Language")
+    EXPOSE = (b"access-control-expose-headers",
+              b"X-Cache, Content-Language, Retry-After, Allow, Accept")
     MAX_AGE = (b"access-control-max-age", b"7200")  # seconds; Chromium keeps at most 2 hours
 
     def __init__(self, app: ASGIApp, origins: tuple[str, ...]) -> None:

@@ -129,9 +129,9 @@ a browser).
 Cacheable answers carry `X-Cache: hit` or `X-Cache: miss`, or `X-Cache: bypass` while caching
 is off for the operation. Answers of `/v1/*` and `/graphql` say the language of their messages
 in `Content-Language` (`en` or `de`, with `Vary: Accept-Language`). Web pages of other origins
-may call the API (CORS, origins set by `CORS_ORIGINS`, default any); `X-Cache` and
-`Content-Language` are exposed to their scripts. Operations: `GET /healthz`, `GET /readyz`,
-`GET /metrics` (Prometheus text format)."""
+may call the API (CORS, origins set by `CORS_ORIGINS`, default any); `X-Cache`,
+`Content-Language`, `Retry-After`, `Allow` and `Accept` are exposed to their scripts.
+Operations: `GET /healthz`, `GET /readyz`, `GET /metrics` (Prometheus text format)."""
 
 
 def _named(values: dict[str, tuple[str, Any]]) -> dict[str, Any]:
@@ -184,8 +184,9 @@ def _responses(op: str, answer_ref: dict[str, Any], problem_ref: dict[str, Any],
             responses["422"]["headers"] = {"X-Cache": {
                 "description": "`hit` or `miss` for a refusal the cache keeps (of a state, an "
                                "action, a request the engine cannot answer); none for a "
-                               "malformed request; `bypass` on every answer while caching is "
-                               "off for the operation.",
+                               "malformed request or an unknown variant, option or option "
+                               "value; `bypass` on every answer while caching is off for the "
+                               "operation.",
                 "schema": {"type": "string", "enum": ["hit", "miss", "bypass"]}}}
     return responses
 

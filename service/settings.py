@@ -8,7 +8,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from urllib.parse import SplitResult, urlsplit
+from urllib.parse import urlsplit
 
 REDIS_SCHEMES = ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster")
 #: the settings an empty variable sets (to no URL, no origin, no operation); an empty variable
@@ -175,9 +175,12 @@ def origin_problem(origin: str) -> str | None:
         return (f"{_shown(origin)} is not an origin (scheme://host[:port] in lower case, "
                 "no path, e.g. https://app.example)")
     try:
-        parts.port  # noqa: B018 (raises for a bad port)
+        port = parts.port
     except ValueError:
         return f"{_shown(origin)} has a bad port"
+    if port == {"http": 80, "https": 443}[parts.scheme]:  # a browser never sends it
+        return (f"{_shown(origin)} names its scheme's default port, which a browser leaves out "
+                f"of Origin: write {parts.scheme}://{parts.netloc.rsplit(':', 1)[0]}")
     return None
 
 
@@ -341,9 +344,7 @@ class Settings:
             if scheme not in REDIS_SCHEMES:
                 raise SettingError("REDIS_URL: must start with " + ", ".join(
                     f"{s}://" for s in REDIS_SCHEMES))
-            if self.redis_is_cluster and urlsplit(self.redis_url).path not in ("", "/", "/0"):
-                raise SettingError("REDIS_URL: a Redis Cluster has database 0 only")
-            _check_redis_address(scheme.removesuffix("+cluster"), urlsplit(self.redis_url))
+            _check_redis_url(scheme, self.redis_url, self.redis_is_cluster)
         if self.log_level.lower() not in ("debug", "info", "warning", "error"):
             raise SettingError(f"LOG_LEVEL: {_shown(self.log_level)} is not debug, info, "
                                "warning or error")
@@ -412,21 +413,29 @@ if __name__ == "__main__":
         print(table_block())
 
 
-def _check_redis_address(scheme: str, url: SplitResult) -> None:
-    """Raise ``SettingError`` for a ``REDIS_URL`` the Redis client could not connect by: a port
-    that is not a number in 0..65535, no host (``redis://`` alone would mean localhost), a
-    database that is not a number (the client would use 0), a ``unix://`` URL without a path.
-    The messages do not repeat the URL (it may hold a password)."""
+def _check_redis_url(scheme: str, url: str, cluster: bool) -> None:
+    """Raise ``SettingError`` for a ``REDIS_URL`` the Redis client could not connect by: one
+    its own parser refuses (a port that is not a number in 0..65535, a query parameter of the
+    wrong type: ``?db=x``), no host (``redis://`` alone would mean localhost), a database that
+    is not a number (the client would use 0), a ``unix://`` URL without a path, a cluster
+    database other than 0. The messages do not repeat the URL (it may hold a password)."""
+    from redis.connection import parse_url  # (what the client reads the URL with)
+
+    plain = scheme.removesuffix("+cluster")
     try:
-        _port = url.port  # (read, it is checked)
-    except ValueError:
-        raise SettingError("REDIS_URL: its port is not a number in 0..65535") from None
-    if scheme == "unix":
-        if not url.path:
+        parts = urlsplit(url)
+        read: dict[str, object] = parse_url(plain + url[len(scheme):])  # type: ignore[no-untyped-call]
+        _port = parts.port  # (read, it is checked)
+    except ValueError as exc:
+        raise SettingError(f"REDIS_URL: {exc}") from None
+    if cluster and (parts.path not in ("", "/", "/0") or read.get("db", 0) != 0):
+        raise SettingError("REDIS_URL: a Redis Cluster has database 0 only")
+    if plain == "unix":
+        if not parts.path.strip("/"):
             raise SettingError("REDIS_URL: names no socket (unix:///path/to/redis.sock)")
         return
-    if not url.hostname:
+    if not parts.hostname:
         raise SettingError("REDIS_URL: names no host (redis://HOST:PORT/DB)")
-    database = url.path.removeprefix("/")
-    if database and not database.isdigit():
+    database = parts.path.removeprefix("/")
+    if database and not (database.isascii() and database.isdigit()):
         raise SettingError("REDIS_URL: its database is not a number (redis://HOST:PORT/DB)")

@@ -4,6 +4,7 @@ drives the same from a real browser."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -139,3 +140,35 @@ def test_cors_origins_setting() -> None:
             Settings.from_env({"CORS_ORIGINS": bad})
     with pytest.raises(SettingError, match="CORS_ORIGINS"):
         Settings(cors_origins=("https://a.example/path",)).checked()
+
+
+def test_a_page_reads_the_headers_of_its_refusals(anyone: TestClient) -> None:
+    """docs/operations.md, CORS: beyond ``X-Cache`` and ``Content-Language`` a page may read
+    what its refusals tell it to do: ``Retry-After`` of a 503 (docs/api.md: try again after
+    it), ``Allow`` of a 405, ``Accept`` of a 415. They were not exposed: a script read null."""
+    settings = Settings(log_level="warning")
+    app = create_app(settings)
+    with TestClient(app) as shedding:
+        app.state.svc.bulk = settings.max_bulk_in_flight  # every bulk slot taken
+        r = shedding.post("/v1/batch", json={"operations": []}, headers={"Origin": PAGE})
+    assert r.status_code == 503 and r.headers["retry-after"]
+    answers = [r, anyone.get("/v1/check", headers={"Origin": PAGE}),
+               anyone.post("/v1/check", content=b"x",
+                           headers={"Origin": PAGE, "Content-Type": "text/plain"})]
+    for answer, header in zip(answers, ("retry-after", "allow", "accept"), strict=True):
+        assert answer.headers[header]
+        exposed = {h.strip().lower()
+                   for h in answer.headers["access-control-expose-headers"].split(",")}
+        assert header in exposed and {"x-cache", "content-language"} <= exposed
+
+
+def test_an_origin_naming_its_default_port_is_refused() -> None:
+    """A browser leaves the scheme's default port out of ``Origin``: a listed
+    ``https://app.example:443`` matched no page and refused its own one silently."""
+    for bad, written in (("https://app.example:443", "https://app.example"),
+                         ("http://127.0.0.1:80", "http://127.0.0.1"),
+                         ("http://[::1]:80", "http://[::1]")):
+        with pytest.raises(SettingError, match=rf"default port.*write {re.escape(written)}$"):
+            Settings.from_env({"CORS_ORIGINS": bad})
+    assert Settings.from_env({"CORS_ORIGINS": "https://app.example:8443"}).cors_origins == (
+        "https://app.example:8443",)

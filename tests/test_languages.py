@@ -423,3 +423,13 @@ def test_the_in_process_cache_keeps_the_languages_apart() -> None:
     assert first_en.content != first_de.content
     assert again_de.headers["content-language"] == "de"
     german(again_en.json()["detail"], again_de.json()["detail"], "cached")
+
+
+def test_english_titles_spell_graphql_and_http() -> None:
+    """A problem's English title is its code in words, names spelt as names: a page showing
+    ``title`` said "Bad graphql request"."""
+    from canasta_referee.schema.messages import title
+
+    assert [title(code, "en") for code in ("BAD_GRAPHQL_REQUEST", "BAD_HTTP_REQUEST",
+                                           "HTTP_ERROR", "MALFORMED_REQUEST")] == [
+        "Bad GraphQL request", "Bad HTTP request", "HTTP error", "Malformed request"]

@@ -48,12 +48,18 @@ def cli(*args: str, env: dict[str, str] | None = None, stdin: bytes = b"",
     ("CORS_ORIGINS", "https://app.example/", "is not an origin"),
     # a REDIS_URL the client cannot connect by (it started, then /readyz and every cached
     # request answered 500; "redis://" alone connected to localhost); the password stays out
-    ("REDIS_URL", "redis://:secret@127.0.0.1:abc/0", "port is not a number"),
-    ("REDIS_URL", "redis://:secret@127.0.0.1:99999/0", "port is not a number"),
+    ("REDIS_URL", "redis://:secret@127.0.0.1:abc/0", "Port could not be cast to integer"),
+    ("REDIS_URL", "redis://:secret@127.0.0.1:99999/0", "Port out of range"),
     ("REDIS_URL", "redis://", "names no host"),
     ("REDIS_URL", "rediss://:secret@:6380/0", "names no host"),
     ("REDIS_URL", "redis://127.0.0.1:6379/zero", "database is not a number"),
     ("REDIS_URL", "unix://", "names no socket"),
+    ("REDIS_URL", "unix:///", "names no socket"),
+    ("REDIS_URL", "redis://:secret@127.0.0.1:6379/0?db=x", "Invalid value for 'db'"),
+    ("REDIS_URL", "redis://:secret@127.0.0.1/0?socket_timeout=soon", "socket_timeout"),
+    ("REDIS_URL", "redis://:secret@[::1", "Invalid IPv6 URL"),
+    ("REDIS_URL", "redis://127.0.0.1:6379/\u00b2", "database is not a number"),
+    ("REDIS_URL", "redis+cluster://127.0.0.1:7000/0?db=1", "database 0 only"),
 ])
 def test_a_bad_setting_is_one_line_and_exit_status_2(name: str, value: str, words: str) -> None:
     port = str(free_port())  # should a setting slip through, the server would start here

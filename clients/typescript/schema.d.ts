@@ -1871,7 +1871,7 @@ export interface operations {
             /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
             422: {
                 headers: {
-                    /** @description `hit` or `miss` for a refusal the cache keeps (of a state, an action, a request the engine cannot answer); none for a malformed request; `bypass` on every answer while caching is off for the operation. */
+                    /** @description `hit` or `miss` for a refusal the cache keeps (of a state, an action, a request the engine cannot answer); none for a malformed request or an unknown variant, option or option value; `bypass` on every answer while caching is off for the operation. */
                     "X-Cache"?: "hit" | "miss" | "bypass";
                     [name: string]: unknown;
                 };
@@ -1924,7 +1924,7 @@ export interface operations {
             /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
             422: {
                 headers: {
-                    /** @description `hit` or `miss` for a refusal the cache keeps (of a state, an action, a request the engine cannot answer); none for a malformed request; `bypass` on every answer while caching is off for the operation. */
+                    /** @description `hit` or `miss` for a refusal the cache keeps (of a state, an action, a request the engine cannot answer); none for a malformed request or an unknown variant, option or option value; `bypass` on every answer while caching is off for the operation. */
                     "X-Cache"?: "hit" | "miss" | "bypass";
                     [name: string]: unknown;
                 };
@@ -1977,7 +1977,7 @@ export interface operations {
             /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
             422: {
                 headers: {
-                    /** @description `hit` or `miss` for a refusal the cache keeps (of a state, an action, a request the engine cannot answer); none for a malformed request; `bypass` on every answer while caching is off for the operation. */
+                    /** @description `hit` or `miss` for a refusal the cache keeps (of a state, an action, a request the engine cannot answer); none for a malformed request or an unknown variant, option or option value; `bypass` on every answer while caching is off for the operation. */
                     "X-Cache"?: "hit" | "miss" | "bypass";
                     [name: string]: unknown;
                 };
@@ -2030,7 +2030,7 @@ export interface operations {
             /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
             422: {
                 headers: {
-                    /** @description `hit` or `miss` for a refusal the cache keeps (of a state, an action, a request the engine cannot answer); none for a malformed request; `bypass` on every answer while caching is off for the operation. */
+                    /** @description `hit` or `miss` for a refusal the cache keeps (of a state, an action, a request the engine cannot answer); none for a malformed request or an unknown variant, option or option value; `bypass` on every answer while caching is off for the operation. */
                     "X-Cache"?: "hit" | "miss" | "bypass";
                     [name: string]: unknown;
                 };
@@ -2083,7 +2083,7 @@ export interface operations {
             /** @description Malformed request, or a request the engine cannot answer (problem document; `code` is stable, `problems` carry JSON pointers). */
             422: {
                 headers: {
-                    /** @description `hit` or `miss` for a refusal the cache keeps (of a state, an action, a request the engine cannot answer); none for a malformed request; `bypass` on every answer while caching is off for the operation. */
+                    /** @description `hit` or `miss` for a refusal the cache keeps (of a state, an action, a request the engine cannot answer); none for a malformed request or an unknown variant, option or option value; `bypass` on every answer while caching is off for the operation. */
                     "X-Cache"?: "hit" | "miss" | "bypass";
                     [name: string]: unknown;
                 };
