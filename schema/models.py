@@ -569,7 +569,8 @@ class DealRequest(BaseModel):
 
     model_config = _config()
     variant: Name = Field("classic", description="Ruleset id.")
-    options: Options = Field({}, description="House rules and player count.")
+    options: Options | None = Field({}, description="House rules and player count (null: the "
+                                    "defaults, as {}).")
     seed: Seed = Field(
         0, description="Shuffle seed, a 64-bit integer; the same seed gives the same deal."
     )
@@ -677,7 +678,8 @@ class TallyRequest(BaseModel):
 
     model_config = _config()
     variant: Name = Field("classic", description="Ruleset id.")
-    options: Options = Field({}, description="House rules and player count.")
+    options: Options | None = Field({}, description="House rules and player count (null: the "
+                                    "defaults, as {}).")
     scores: Scores | None = Field(
         None, description="Each side's game score before this deal; null means all 0.")
     sides: TallySides = Field(description="Per side: its counts.")
@@ -718,7 +720,8 @@ class GameRequest(BaseModel):
 
     model_config = _config()
     variant: Name = Field("classic", description="Ruleset id.")
-    options: Options = Field({}, description="House rules and player count.")
+    options: Options | None = Field({}, description="House rules and player count (null: the "
+                                    "defaults, as {}).")
     rounds: Annotated[list[GameRound], Field(max_length=500)] = Field(
         description="The deals played, in order: each a tally or a final state.")
 
@@ -998,7 +1001,8 @@ class AuditRequest(BaseModel):
 
     model_config = _config()
     variant: Name = Field("classic", description="Ruleset id.")
-    options: Options = Field({}, description="House rules and player count.")
+    options: Options | None = Field({}, description="House rules and player count (null: the "
+                                    "defaults, as {}).")
     scores: Scores | None = Field(
         None, description="Game scores per side before the first deal; null: the first deal's "
         "state's scores when it starts from a state, else all 0.")

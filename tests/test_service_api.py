@@ -820,3 +820,16 @@ def test_an_option_whose_rule_table_allows_null_takes_null(http: TestClient) -> 
     r = http.post("/v1/deal", json={"options": {"ask_partner": None}, "seed": 1})
     assert r.status_code == 422 and r.json()["code"] == "BAD_OPTION_VALUE"
     assert r.json()["problems"][0]["path"] == "/options/ask_partner"
+
+
+def test_a_request_s_options_may_be_null(http: TestClient) -> None:
+    """A deal, a tally, a game and an audit log name their ruleset by ``variant`` and
+    ``options``; ``"options": null`` is the defaults, as leaving it out (and as GraphQL's
+    ``options: null`` always was): REST refused it as malformed."""
+    log_deal = {"seed": 1, "dealer": 0, "actions": []}
+    for path, body in (("/v1/deal", {"seed": 3}), ("/v1/score/tally", {"sides": [{}, {}]}),
+                       ("/v1/game", {"rounds": []}), ("/v1/audit", {"deals": [log_deal]})):
+        plain = http.post(path, json={"variant": "german", **body})
+        with_null = http.post(path, json={"variant": "german", "options": None, **body})
+        assert plain.status_code == with_null.status_code == 200, with_null.text
+        assert with_null.json() == plain.json()

@@ -359,12 +359,12 @@ export interface components {
             variant?: string;
             /**
              * Options
-             * @description House rules and player count.
+             * @description House rules and player count (null: the defaults, as {}).
              * @default {}
              */
             options?: {
                 [key: string]: boolean | number | string | null;
-            };
+            } | null;
             /**
              * Scores
              * @description Game scores per side before the first deal; null: the first deal's state's scores when it starts from a state, else all 0.
@@ -571,12 +571,12 @@ export interface components {
             variant?: string;
             /**
              * Options
-             * @description House rules and player count.
+             * @description House rules and player count (null: the defaults, as {}).
              * @default {}
              */
             options?: {
                 [key: string]: boolean | number | string | null;
-            };
+            } | null;
             /**
              * Seed
              * @description Shuffle seed, a 64-bit integer; the same seed gives the same deal.
@@ -673,12 +673,12 @@ export interface components {
             variant?: string;
             /**
              * Options
-             * @description House rules and player count.
+             * @description House rules and player count (null: the defaults, as {}).
              * @default {}
              */
             options?: {
                 [key: string]: boolean | number | string | null;
-            };
+            } | null;
             /**
              * Rounds
              * @description The deals played, in order: each a tally or a final state.
@@ -1266,12 +1266,12 @@ export interface components {
             variant?: string;
             /**
              * Options
-             * @description House rules and player count.
+             * @description House rules and player count (null: the defaults, as {}).
              * @default {}
              */
             options?: {
                 [key: string]: boolean | number | string | null;
-            };
+            } | null;
             /**
              * Scores
              * @description Each side's game score before this deal; null means all 0.
