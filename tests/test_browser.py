@@ -137,3 +137,79 @@ def test_a_page_of_an_origin_not_listed_reads_nothing(browser: Any) -> None:
             assert _preflights(service) >= 1
         finally:
             service.stop()
+
+
+#: what GraphiQL shows: its tab bar (none with one tab), the query and the variables editors
+GRAPHIQL_SHOWN = """() => {
+  const tabs = [...document.querySelectorAll(".graphiql-tab")];
+  const editor = (selector) => document.querySelector(selector).CodeMirror.getValue();
+  return {tabs: tabs.length || 1,
+          active: Math.max(0, tabs.findIndex(t => t.classList.contains("graphiql-tab-active"))),
+          query: editor(".graphiql-query-editor .CodeMirror"),
+          variables: editor(".graphiql-editor-tool .graphiql-editor .CodeMirror")};
+}"""
+
+
+def _graphiql_open(tab: Any) -> dict[str, Any]:
+    """What the GraphiQL page in ``tab`` shows once its editors are up, after GraphiQL stored
+    its tabs (it writes them 500 ms after a change)."""
+    tab.wait_for_selector(".graphiql-query-editor .CodeMirror")
+    tab.wait_for_function("() => localStorage.getItem('graphiql:tabState') !== null")
+    tab.wait_for_timeout(1000)
+    shown: dict[str, Any] = tab.evaluate(GRAPHIQL_SHOWN)
+    stored = json.loads(tab.evaluate("() => localStorage.getItem('graphiql:tabState')"))
+    shown["stored"] = [(t["title"], t["query"], t["variables"]) for t in stored["tabs"]]
+    shown["stored_active"] = stored["activeTabIndex"]
+    return shown
+
+
+def _graphiql_run(tab: Any, url: str) -> dict[str, Any]:
+    """Run the active tab's query (the run button); the service's answer."""
+    with tab.expect_response(lambda r: r.url == url and r.request.method == "POST"
+                             and "LegalActions" in (r.request.post_data or "")) as sent:
+        tab.locator("button.graphiql-execute-button").click()
+    assert sent.value.status == 200, sent.value.text()
+    answer: dict[str, Any] = sent.value.json()
+    return answer
+
+
+def test_graphiql_keeps_its_tabs_over_a_reload(browser: Any) -> None:
+    """A reload restores the tabs as they were (no extra tab with the example's query and no
+    variables, which answered "Variable '$state' ... must not be null"), the active one active
+    with its variables; a first visit (empty storage) shows the example."""
+    service = Service().start()
+    context = browser.new_context()
+    try:
+        tab = context.new_page()
+        url = service.url + "/graphql"
+        tab.goto(url)
+        first = _graphiql_open(tab)
+        example = json.loads(first["variables"])
+        assert example == {"state": EXAMPLE_STATE}
+        assert "legalActions(state: $state)" in first["query"]
+        assert (first["tabs"], first["active"], first["stored_active"]) == (1, 0, 0)
+        assert first["stored"] == [("LegalActions", first["query"], first["variables"])]
+
+        tab.reload()
+        again = _graphiql_open(tab)
+        assert again["stored"] == first["stored"], [
+            (title, len(q or ""), len(v or "")) for title, q, v in again["stored"]]
+        assert (again["tabs"], again["active"], again["stored_active"]) == (1, 0, 0)
+        assert (again["query"], again["variables"]) == (first["query"], first["variables"])
+        answer = _graphiql_run(tab, url)
+        assert "errors" not in answer, answer
+        assert answer["data"]["legalActions"]["phase"] == "draw"
+
+        # a second tab, then back to the first: a reload keeps both, the first one active
+        tab.locator("button.graphiql-tab-add").click()
+        tab.locator(".graphiql-tab").nth(0).locator("button").first.click()
+        tab.wait_for_timeout(1000)
+        tab.reload()
+        both = _graphiql_open(tab)
+        assert (both["tabs"], both["active"], both["stored_active"]) == (2, 0, 0), both
+        assert both["stored"][0] == first["stored"][0]
+        assert json.loads(both["variables"]) == example
+        assert "errors" not in _graphiql_run(tab, url)
+    finally:
+        context.close()
+        service.stop()
