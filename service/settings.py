@@ -406,13 +406,6 @@ def write_table(root: Path) -> bool:
     return new != text
 
 
-if __name__ == "__main__":
-    if sys.argv[1:] == ["--write"]:
-        print(f"{TABLE_TARGET}: {'updated' if write_table(Path.cwd()) else 'up to date'}")
-    else:
-        print(table_block())
-
-
 def _check_redis_url(scheme: str, url: str, cluster: bool) -> None:
     """Raise ``SettingError`` for a ``REDIS_URL`` the Redis client could not connect by: one
     its own parser refuses (a port that is not a number in 0..65535, a query parameter of the
@@ -425,7 +418,6 @@ def _check_redis_url(scheme: str, url: str, cluster: bool) -> None:
     try:
         parts = urlsplit(url)
         read: dict[str, object] = parse_url(plain + url[len(scheme):])  # type: ignore[no-untyped-call]
-        _port = parts.port  # (read, it is checked)
     except ValueError as exc:
         raise SettingError(f"REDIS_URL: {exc}") from None
     if cluster and (parts.path not in ("", "/", "/0") or read.get("db", 0) != 0):
@@ -439,3 +431,11 @@ def _check_redis_url(scheme: str, url: str, cluster: bool) -> None:
     database = parts.path.removeprefix("/")
     if database and not (database.isascii() and database.isdigit()):
         raise SettingError("REDIS_URL: its database is not a number (redis://HOST:PORT/DB)")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--write"]:
+        print(f"{TABLE_TARGET}: {'updated' if write_table(Path.cwd()) else 'up to date'}")
+    else:
+        print(table_block())
+
