@@ -249,20 +249,19 @@ def test_with_several_workers_the_supervisor_logs_json_too() -> None:
     import os
     import re
     import signal
-    import time
 
-    from tests.servers import Service
+    from tests.servers import Service, _wait
+
+    def started() -> list[str]:
+        return re.findall(r"Started server process \[(\d+)\]", service.output())
 
     service = Service(env={"LOG_LEVEL": "info"}, workers=2).start()
     try:
-        deadline = time.monotonic() + 60
-        while len(pids := re.findall(r"Started server process \[(\d+)\]",
-                                     service.output())) < 2 and time.monotonic() < deadline:
-            time.sleep(0.1)
+        _wait(lambda: len(started()) == 2, "two workers", timeout=60)
+        pids = started()
         os.kill(int(pids[0]), signal.SIGKILL)
-        while f"Child process [{pids[0]}] died" not in service.output() \
-                and time.monotonic() < deadline:
-            time.sleep(0.1)
+        _wait(lambda: f"Child process [{pids[0]}] died" in service.output(),
+              "the supervisor's line", timeout=60)
     finally:
         service.stop()
     died = [line for line in service.output().splitlines() if f"[{pids[0]}] died" in line]
