@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, cast
 
 import msgspec
 import orjson
@@ -557,6 +557,8 @@ async def _rendered(context: dict[str, Any], op: str, body: object) -> tuple[int
 #: the head of a legal-actions answer as ``engine.api.legal_actions`` writes it: the seat (a
 #: GraphQL Int written plainly) and the phase (lower-case letters), then the actions, last
 _HEAD = re.compile(rb'\{"seat":(0|[1-9][0-9]{0,8}),"phase":("[a-z][a-z-]*"),"actions":\[')
+#: the largest seat ``_HEAD`` reads (nine digits)
+_SEAT_MAX = 999_999_999
 
 
 def _parts(content: bytes) -> dict[str, bytes | memoryview] | None:
@@ -597,33 +599,44 @@ async def _planned_answer(context: dict[str, Any], state: JSON | graphql_cost.Re
     return status, content
 
 
+#: a phase's text as ``_HEAD`` reads it, kept for the few phases the engine names
+_PHASE = re.compile(r"[a-z][a-z-]*")
+_PHASE_TEXTS: dict[str, bytes] = {}
+_PHASES_KEPT = 64
+
+
+def _phase_text(phase: object) -> bytes | None:
+    """A phase's JSON text where ``_parts`` would read it from the REST answer, else None."""
+    if type(phase) is not str:
+        return None
+    found = _PHASE_TEXTS.get(phase)
+    if found is None and _PHASE.fullmatch(phase):
+        found = b'"%b"' % phase.encode()
+        if len(_PHASE_TEXTS) < _PHASES_KEPT:
+            _PHASE_TEXTS[phase] = found
+    return found
+
+
 class _Unrendered:
     """A successful legal-actions answer as the engine gave it: ``seat``, ``phase`` and
     ``actions`` (``LegalActions``), written as the REST answer would be only where asked
     (``graphql_fast.Unrendered``)."""
 
-    __slots__ = ("answer", "head")
+    __slots__ = ("answer",)
 
     def __init__(self, answer: dict[str, Any]) -> None:
         self.answer = answer
-        self.head: tuple[bytes, ...] | None = None  # the seat's and the phase's texts, once read
 
     def part(self, name: str) -> bytes | None:
-        """The part ``_parts`` would split the REST answer's text into."""
+        """The part ``_parts`` would split the REST answer's text into (None where the seat or
+        the phase is not one ``_HEAD`` reads: the answer is then written from its text)."""
+        answer = self.answer
         if name == "actions":
-            return text.actions_json(self.answer["actions"]).encode()
-        if self.head is None:
-            self.head = self._head()
-        return None if not self.head else self.head[0] if name == "seat" else self.head[1]
-
-    def _head(self) -> tuple[bytes, ...]:
-        """The seat's and the phase's texts as ``_parts`` reads them; () where it would not."""
-        try:
-            head = _HEAD.fullmatch(b'{"seat":%d,"phase":%b,"actions":[' % (
-                self.answer["seat"], orjson.dumps(self.answer["phase"])))
-        except (TypeError, orjson.JSONEncodeError):
-            return ()
-        return () if head is None else (head[1], head[2])
+            return text.actions_json(answer["actions"]).encode()
+        seat, phase = answer["seat"], _phase_text(answer["phase"])
+        if type(seat) is not int or not 0 <= seat <= _SEAT_MAX or phase is None:
+            return None
+        return b"%d" % seat if name == "seat" else phase if name == "phase" else None
 
     def listed(self, name: str, write: graphql_fast.ListWriter) -> bytes | None:
         return write(self.answer["actions"]) if name == "actions" else None
@@ -1020,21 +1033,46 @@ def _read_usual(raw: bytes) -> Any:
     is one object and orjson reads the rest, the whole is the JSON the patterns lay out, the
     state the variable's one value; anything else is None (read as before)."""
     head = _USUAL_HEAD.match(raw)
-    if head is None:
+    stop = None if head is None else _usual_stop(raw, head.end())
+    if head is None or stop is None:
         return None
-    start = head.end()
-    if raw.endswith(b"}}"):  # the variables last (a string or null member would end '"}', 'l}')
-        stop = len(raw) - 2
-    else:  # a '},"' cannot stand in a JSON string: the last one ends the variables
-        stop = raw.rfind(b'},"', start)
-        if stop < 0 or _USUAL_TAIL.fullmatch(raw, stop) is None:
-            return None
-    state = _read_state(raw[start:stop])
+    state = _read_state(raw[head.end():stop])
     if state is None:
         return None
-    body = orjson.loads(raw[:start] + b"null" + raw[stop:])  # refused where the whole is
+    body = orjson.loads(raw[:head.end()] + b"null" + raw[stop:])  # refused where the whole is
     body["variables"][head.group(1).decode()] = state
     return body
+
+
+def _usual_stop(raw: bytes, start: int) -> int | None:
+    """Where the usual body's variable's text ends (``_read_usual``), its head ending at
+    ``start``; None where the tail is not the usual layout's."""
+    if raw.endswith(b"}}"):  # the variables last (a string or null member would end '"}', 'l}')
+        return len(raw) - 2
+    stop = raw.rfind(b'},"', start)  # a '},"' cannot stand in a JSON string: the last one
+    if stop < 0 or _USUAL_TAIL.fullmatch(raw, stop) is None:  # ends the variables
+        return None
+    return stop
+
+
+class _Lane(NamedTuple):
+    """A usual body's head and tail (``_read_usual``) seen before, and what they read as:
+    a body of that head, that tail, and between them a state ``_read_state`` reads, is
+    the same request with another state, so it is answered without reading the rest again
+    (``_View._planned``)."""
+
+    tail: bytes
+    variable: str
+    parsed: _Parsed
+    operation_name: object
+    #: the plan's one root field where it is ``legalActions`` of that variable (else None: the
+    #: plan writes the answer)
+    root: graphql_fast.Root | None
+
+
+#: the lanes a process keeps (the first made go first), and the longest head and tail kept
+LANES_KEPT = 64
+LANE_BYTES = 4096
 
 
 def _read_body(raw: bytes) -> Any:
@@ -1098,6 +1136,31 @@ def _fast_value(name: str, answered: tuple[int, bytes]) -> object:
     raise graphql_fast.Unsupported(name)
 
 
+async def _answer_root(context: dict[str, Any], name: str, args: dict[str, Any]
+                       ) -> graphql_fast.Answered:
+    """A planned root field's REST answer (``graphql_fast.AnswerRoot``)."""
+    if name == "legalActions":
+        return await _planned_answer(context, args["state"])
+    raise graphql_fast.Unsupported(name)
+
+
+async def _laned(root: graphql_fast.Root, state: graphql_cost.ReadState,
+                 context: dict[str, Any]) -> bytes | None:
+    """``_planned``'s answer where the plan's one root field is ``legalActions`` of ``state``
+    (``_Lane.root``): the same text, written without the plan's loop over its roots."""
+    try:
+        answered = await _planned_answer(context, state)
+    except Exception:  # strawberry reports it as graphql-core does
+        return None
+    out: list[bytes | memoryview] = [b'{"data":{', root.prefix]
+    try:
+        graphql_fast.Plan.written(root, answered, _fast_value, out)
+    except graphql_fast.Unsupported:
+        return None
+    out.append(b"}}")
+    return b"".join(out)
+
+
 async def _planned(parsed: _Parsed, variables: dict[str, Any] | None, operation_name: object,
                    context: dict[str, Any]) -> bytes | None:
     """The answer (JSON text) to a valid document the fast path covers, by its plan; None:
@@ -1105,14 +1168,8 @@ async def _planned(parsed: _Parsed, variables: dict[str, Any] | None, operation_
     plan = parsed.fast()
     if plan is None or operation_name not in (None, plan.name):
         return None
-
-    async def answer(name: str, args: dict[str, Any]) -> graphql_fast.Answered:
-        if name == "legalActions":
-            return await _planned_answer(context, args["state"])
-        raise graphql_fast.Unsupported(name)
-
     try:
-        return await plan.write(variables, answer, _fast_value)
+        return await plan.write(variables, _answer_root, _fast_value, context)
     except graphql_fast.Unsupported:
         return None
 
@@ -1198,6 +1255,8 @@ class _View(GraphQL[dict[str, Any], None]):
             depth=s.graphql_max_depth, fields=s.graphql_max_fields,
             repeated=s.graphql_max_repeated_fields, aliases=s.graphql_max_aliases,
             cost=s.graphql_max_cost), s.graphql_max_tokens)
+        #: usual bodies' heads seen before, and how the rest reads (``_Lane``)
+        self.lanes: dict[bytes, _Lane] = {}
         #: planned answers cached in process (``planned``): while legal-actions' are
         self.cached = (s.cache_size > 0 and s.cache_max_bytes > 0
                        and "legal-actions" in s.cache_ops)
@@ -1292,6 +1351,19 @@ class _View(GraphQL[dict[str, Any], None]):
         return answer
 
     async def _planned(self, raw: bytes, lang: str) -> bytes | None:
+        context = {"svc": self.svc, "lang": lang}
+        head = _USUAL_HEAD.match(raw) if len(raw) <= READ_APART_BODY else None
+        lane = None if head is None else self.lanes.get(raw[:head.end()])
+        if lane is not None and raw.endswith(lane.tail):
+            assert head is not None
+            state = _read_state(raw[head.end():len(raw) - len(lane.tail)])
+            if state is not None:
+                laned = {lane.variable: state}
+                if lane.parsed.measured.exceeded(laned):
+                    return None
+                if lane.root is None:
+                    return await _planned(lane.parsed, laned, lane.operation_name, context)
+                return await _laned(lane.root, state, context)
         try:
             body = _read_body(raw)
         except orjson.JSONDecodeError:
@@ -1305,8 +1377,30 @@ class _View(GraphQL[dict[str, Any], None]):
         parsed = self.documents.known(query)
         if parsed is None or parsed.measured.exceeded(variables):
             return None
-        return await _planned(parsed, variables, body.get("operationName"),
-                              {"svc": self.svc, "lang": lang})
+        answer = await _planned(parsed, variables, body.get("operationName"), context)
+        if answer is not None and head is not None and lane is None:
+            self._add_lane(raw, head, parsed, body)
+        return answer
+
+    def _add_lane(self, raw: bytes, head: re.Match[bytes], parsed: _Parsed,
+                  body: dict[str, Any]) -> None:
+        """Keep the lane of a usual body (``_Lane``) that ``_read_usual`` read and its plan
+        answered."""
+        start, stop = head.end(), _usual_stop(raw, head.end())
+        variables = body["variables"]
+        if (stop is None or start > LANE_BYTES or len(raw) - stop > LANE_BYTES
+                or len(variables) != 1
+                or not isinstance(variables.get(head.group(1).decode()), graphql_cost.ReadState)):
+            return
+        if len(self.lanes) >= LANES_KEPT:
+            del self.lanes[next(iter(self.lanes))]
+        name = head.group(1).decode()
+        root = None if parsed.plan is None else parsed.plan.one_root()
+        if root is not None and (root.name != "legalActions"
+                                 or root.variables != (("state", name),)):
+            root = None
+        self.lanes[raw[:start]] = _Lane(raw[stop:], name, parsed, body.get("operationName"),
+                                        root)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Strawberry's HTTP handling, with its transport errors (no query, bad JSON, wrong

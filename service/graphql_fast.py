@@ -96,8 +96,9 @@ class Unrendered(Protocol):
 
 #: a root field's REST answer: its status and JSON text (or, status 200, ``Unrendered``)
 Answered = tuple[int, bytes | Unrendered]
-#: answers a root field: (field name, arguments) -> the REST answer of its operation
-AnswerRoot = Callable[[str, dict[str, Any]], Awaitable[Answered]]
+#: answers a root field: (the caller's context, field name, arguments) -> the REST answer of its
+#: operation
+AnswerRoot = Callable[[Any, str, dict[str, Any]], Awaitable[Answered]]
 #: the value a root field's resolver makes of its REST answer: (field name, answer) -> value
 ValueOf = Callable[[str, tuple[int, bytes]], Any]
 #: the parts of a successful REST answer as JSON texts (bytes, or views of the answer's), by
@@ -114,7 +115,7 @@ class Unsupported(Exception):
 
 
 @dataclass(frozen=True)
-class _Root:
+class Root:
     """A root field: its response name as JSON text (``"key":``), the field, its arguments'
     variables, the completion of its value, and the writer of its answer as text where the
     selection allows (``_Planner.writer``)."""
@@ -131,13 +132,14 @@ class Plan:
     """A document's one operation, ready to run (see the module's docstring)."""
 
     name: str | None
-    roots: tuple[_Root | bytes, ...]  # bytes: ``"key":"Query"`` (a root ``__typename``)
+    roots: tuple[Root | bytes, ...]  # bytes: ``"key":"Query"`` (a root ``__typename``)
     required: tuple[str, ...]  # non-null variables
 
     async def write(self, variables: Mapping[str, Any] | None, answer: AnswerRoot,
-                    value_of: ValueOf) -> bytes:
+                    value_of: ValueOf, context: Any = None) -> bytes:
         """The JSON text graphql-core's answer is written as (``{"data":...}``, as orjson
-        writes it), a new ``bytes`` made at its length (a join); raises ``Unsupported``."""
+        writes it), a new ``bytes`` made at its length (a join); raises ``Unsupported``.
+        ``context`` is given to ``answer`` as it is."""
         variables = variables or {}
         for name in self.required:
             if variables.get(name) is None:
@@ -155,25 +157,37 @@ class Plan:
                     raise Unsupported(var)
                 args[arg] = variables[var]
             try:
-                answered = await answer(root.name, args)
+                answered = await answer(context, root.name, args)
             except Exception as exc:  # strawberry reports it as graphql-core does
                 raise Unsupported("the resolver raised") from exc
             out.append(root.prefix)
-            try:
-                if root.write is not None and root.write(answered, out):
-                    continue
-                status, content = answered
-                if not isinstance(content, bytes):  # written as REST writes it, after all
-                    content = content.text()
-                    if root.write is not None and root.write((status, content), out):
-                        continue
-                out.append(orjson.dumps(root.complete(value_of(root.name, (status, content)))))
-            except Unsupported:
-                raise
-            except Exception as exc:  # a value the plan did not expect: strawberry's turn
-                raise Unsupported("the completion raised") from exc
+            self.written(root, answered, value_of, out)
         out.append(b"}}")
         return b"".join(out)
+
+    def one_root(self) -> Root | None:
+        """The plan's root field where it is the only one (no other, no root ``__typename``)."""
+        root = self.roots[0] if len(self.roots) == 1 else None
+        return None if isinstance(root, bytes) else root
+
+    @staticmethod
+    def written(root: Root, answered: Answered, value_of: ValueOf,
+                out: list[bytes | memoryview]) -> None:
+        """A root field's answer, as ``write`` writes it, added to ``out``; raises
+        ``Unsupported``."""
+        try:
+            if root.write is not None and root.write(answered, out):
+                return
+            status, content = answered
+            if not isinstance(content, bytes):  # written as REST writes it, after all
+                content = content.text()
+                if root.write is not None and root.write((status, content), out):
+                    return
+            out.append(orjson.dumps(root.complete(value_of(root.name, (status, content)))))
+        except Unsupported:
+            raise
+        except Exception as exc:  # a value the plan did not expect: strawberry's turn
+            raise Unsupported("the completion raised") from exc
 
 
 class Projection(NamedTuple):
@@ -346,31 +360,26 @@ class _Planner:
             status, text = answered
             if status != 200:
                 return False
-            piece: Callable[[str, Projection | None], bytes | memoryview | None]
+            written: list[bytes | memoryview] = [b"{"]
             if isinstance(text, bytes):
                 parts = split(text)
                 if parts is None:
                     return False
-
-                def piece(part: str, project: Projection | None) -> bytes | memoryview | None:
-                    return (parts[part] if project is None
-                            else project.write(bytes(parts[part])))
+                for prefix, part, project in spec:
+                    written.append(prefix)
+                    if part:
+                        written.append(parts[part] if project is None
+                                       else project.write(bytes(parts[part])))
             else:
-                answer = text
-
-                def piece(part: str, project: Projection | None) -> bytes | memoryview | None:
-                    if project is None:
-                        return answer.part(part)
-                    return None if project.direct is None else answer.listed(part,
-                                                                             project.direct)
-            written: list[bytes | memoryview] = [b"{"]
-            for prefix, part, project in spec:
-                written.append(prefix)
-                if part:
-                    found = piece(part, project)
-                    if found is None:
-                        return False
-                    written.append(found)
+                for prefix, part, project in spec:
+                    written.append(prefix)
+                    if part:
+                        found = (text.part(part) if project is None
+                                 else None if project.direct is None
+                                 else text.listed(part, project.direct))
+                        if found is None:
+                            return False
+                        written.append(found)
             written.append(b"}")
             out += written  # (all or nothing: a projection may raise, a part be missing)
             return True
@@ -674,7 +683,7 @@ def plan(schema: GraphQLSchema, document: DocumentNode, roots: frozenset[str],
             required.append(var.variable.name.value)
     planner = _Planner(schema, document, resolvers, dict_types, texts or {}, project,
                        split or {}, parts or {}, templates or {}, list_writers or {})
-    out: list[_Root | bytes] = []
+    out: list[Root | bytes] = []
     try:
         for key, group in planner.collect(query, [operation.selection_set]).items():
             name = group[0].name.value
@@ -693,7 +702,7 @@ def plan(schema: GraphQLSchema, document: DocumentNode, roots: frozenset[str],
                     return None
                 arguments.append((arg.name.value, variable))
             type_ = query.fields[name].type
-            out.append(_Root(prefix, name, tuple(arguments), planner.value(type_, group),
+            out.append(Root(prefix, name, tuple(arguments), planner.value(type_, group),
                              planner.writer(name, type_, group)))
     except Unsupported:
         return None

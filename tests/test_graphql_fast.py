@@ -789,3 +789,103 @@ def test_planned_answers_are_cached_by_their_bytes_while_legal_actions_are(
         # the first is strawberry's (validating), the second planned and kept, then hits
         assert hits == (['canasta_cache_hits_total{op="graphql",tier="local"} 2.0'] if cached
                         else []), (settings, hits)
+
+
+def compact(query: str, state: Any, layout: str = '{{"query":{query},"variables":{{"s":{state}}}}}'
+            ) -> bytes:
+    """A usual body (``_read_usual``): compact, as browsers' ``JSON.stringify`` writes it."""
+    return layout.format(query=orjson.dumps(query).decode(),
+                         state=orjson.dumps(state).decode()).encode()
+
+
+def post_raw(client: TestClient, raw: bytes, lang: str = "en") -> httpx.Response:
+    return client.post("/graphql", content=raw, headers={"content-type": "application/json",
+                                                         "accept-language": lang})
+
+
+TWO_ROOTS = ("query($s: JSON!) { a: legalActions(state: $s) { __typename } "
+             "b: legalActions(state: $s) { ... on LegalActions { seat actionsJson } } }")
+
+
+@pytest.mark.parametrize("query", [HOT, ACTIONS_JSON, EVERYTHING, NAMED, TWO_ROOTS])
+def test_a_usual_body_seen_before_takes_its_lane(
+        http: TestClient, executions: list[str], six: dict[str, Any], query: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A usual body whose head and tail were answered by a plan before (``_Lane``) is answered
+    without the rest read again (no ``_read_body``): the same bytes as strawberry's, for
+    other states, problems and German alike; a state the reader does not take, or another
+    tail after the same head, is read as before (and answered the same)."""
+    view = http.app.graphql  # type: ignore[attr-defined]
+    monkeypatch.setattr(view, "cached", False)
+    monkeypatch.setattr(view, "lanes", {})
+    read = spy(monkeypatch, "_read_body", lambda raw: raw)
+    post_raw(http, compact(query, six))  # validated by strawberry
+    post_raw(http, compact(query, six))  # planned: the lane kept
+    assert len(view.lanes) == 1
+    lane = next(iter(view.lanes.values()))
+    assert (lane.root is None) == (query == TWO_ROOTS)
+    other = copy.deepcopy(six)
+    other["scores"] = [2000] * len(six["scores"])
+    problem = copy.deepcopy(six)  # read, and refused by the engine: INVALID_STATE
+    problem["hands"][six["turn"]["seat"]] = problem["hands"][six["turn"]["seat"]][:1]
+    for state, lang in ((six, "en"), (other, "de"), (problem, "en"), (problem, "de")):
+        read.clear()
+        before = len(executions)
+        r = post_raw(http, compact(query, state), lang)
+        assert (read, len(executions)) == ([], before), "the lane was not taken"
+        assert r.status_code == 200 and r.headers["content-language"] == lang
+        assert r.content == strawberry_bytes(http, query, {"s": state}, lang)
+    assert b'"Problem"' in r.content
+    named = compact(query, six, '{{"query":{query},"variables":{{"s":{state}}},'
+                                '"operationName":null}}')
+    unread = compact(query, {**six, "dealer": 9})  # a dealer past the seats: the reader's no
+    spaced = compact(query, six).replace(b'"scores":[', b'"scores": [')  # (as the reader takes)
+    for raw, state, reads in ((named, six, 1), (unread, {**six, "dealer": 9}, 1),
+                              (spaced, six, None)):
+        read.clear()
+        r = post_raw(http, raw)
+        assert reads is None or len(read) == reads, "read as before"
+        assert r.content == strawberry_bytes(http, query, {"s": state})
+    assert [lane.tail for lane in view.lanes.values()] == [b"}}"]  # a head's first tail kept
+
+
+def test_lanes_are_bounded(http: TestClient, six: dict[str, Any],
+                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """At most ``LANES_KEPT`` lanes, the first made going first; a head or a tail longer than
+    ``LANE_BYTES`` makes none (its body is answered all the same)."""
+    view = http.app.graphql  # type: ignore[attr-defined]
+    monkeypatch.setattr(view, "cached", False)
+    monkeypatch.setattr(view, "lanes", {})
+    monkeypatch.setattr(service_graphql, "LANES_KEPT", 3)
+    queries = [ACTIONS_JSON.replace("query(", f"query Q{i}(") for i in range(5)]
+    for query in queries:
+        for _ in range(2):
+            assert post_raw(http, compact(query, six)).status_code == 200
+    assert [orjson.loads(head + b"null}}")["query"] for head in view.lanes] == queries[2:]
+    monkeypatch.setattr(view, "lanes", {})
+    head = len(compact(queries[0], None)) - len(b"null}}")
+    monkeypatch.setattr(service_graphql, "LANE_BYTES", head + 20)  # past it: the one below
+    long = queries[0] + " " * 40
+    for _ in range(3):
+        r = post_raw(http, compact(long, six))
+        assert r.content == strawberry_bytes(http, long, {"s": six})
+    post_raw(http, compact(queries[1], six))
+    assert list(view.lanes) == [compact(queries[1], six).partition(b'"s":')[0] + b'"s":']
+
+
+def test_a_lane_keeps_the_cost_limit(six: dict[str, Any]) -> None:
+    """The cost of a lane's request is its own state's (``GRAPHQL_MAX_COST``): a hand past the
+    limit is refused as it is without the lane."""
+    seat = six["turn"]["seat"]
+    small = copy.deepcopy(six)
+    small["hands"][seat] = small["hands"][seat][:1]  # (the state a problem: still planned)
+    limit = Settings(log_level="warning", graphql_max_cost=2)
+    with TestClient(create_app(limit)) as c:
+        for _ in range(2):
+            assert post_raw(c, compact(ACTIONS_JSON, small)).status_code == 200
+        assert len(c.app.graphql.lanes) == 1  # type: ignore[attr-defined]
+        laned = post_raw(c, compact(ACTIONS_JSON, six))
+    with TestClient(create_app(limit)) as c:
+        fresh = post_raw(c, compact(ACTIONS_JSON, six))
+    assert laned.status_code == fresh.status_code == 400
+    assert laned.json() == fresh.json() and laned.json()["code"] == "QUERY_TOO_COMPLEX"
