@@ -591,12 +591,23 @@ async def _planned_answer(context: dict[str, Any], state: JSON | graphql_cost.Re
     the engine's answer, unrendered (``Service.legal_actions``)."""
     if not isinstance(state, graphql_cost.ReadState):
         return await _answered(context, state)
-    svc: Service = context["svc"]
-    answer = svc.legal_actions(state.body, context["lang"], state.data)
+    answer = _answered_now(context, state)
+    if isinstance(answer, Lookup):
+        status, content, _ = await context["svc"].looked_up(answer)
+        return status, content
+    return answer
+
+
+def _answered_now(context: dict[str, Any], state: graphql_cost.ReadState
+                  ) -> graphql_fast.Answered | Lookup:
+    """``_planned_answer`` of a state read already, as far as it is known without waiting:
+    the answer, or the look-up that gives it (``Service.legal_actions``)."""
+    answer = context["svc"].legal_actions(state.body, context["lang"], state.data)
     if isinstance(answer, dict):
         return 200, _Unrendered(answer)
-    status, content, _ = await svc.looked_up(answer) if isinstance(answer, Lookup) else answer
-    return status, content
+    if isinstance(answer, Lookup):
+        return answer
+    return answer[0], answer[1]
 
 
 #: a phase's text as ``_HEAD`` reads it, kept for the few phases the engine names
@@ -1144,14 +1155,9 @@ async def _answer_root(context: dict[str, Any], name: str, args: dict[str, Any]
     raise graphql_fast.Unsupported(name)
 
 
-async def _laned(root: graphql_fast.Root, state: graphql_cost.ReadState,
-                 context: dict[str, Any]) -> bytes | None:
-    """``_planned``'s answer where the plan's one root field is ``legalActions`` of ``state``
-    (``_Lane.root``): the same text, written without the plan's loop over its roots."""
-    try:
-        answered = await _planned_answer(context, state)
-    except Exception:  # strawberry reports it as graphql-core does
-        return None
+def _laned(root: graphql_fast.Root, answered: graphql_fast.Answered) -> bytes | None:
+    """``_planned``'s answer where the plan's one root field is ``legalActions`` (``_Lane.root``)
+    answered so: the same text, written without the plan's loop over its roots."""
     out: list[bytes | memoryview] = [b'{"data":{', root.prefix]
     try:
         graphql_fast.Plan.written(root, answered, _fast_value, out)
@@ -1363,7 +1369,14 @@ class _View(GraphQL[dict[str, Any], None]):
                     return None
                 if lane.root is None:
                     return await _planned(lane.parsed, laned, lane.operation_name, context)
-                return await _laned(lane.root, state, context)
+                try:  # (strawberry reports what raises as graphql-core does)
+                    answered = _answered_now(context, state)
+                    if isinstance(answered, Lookup):
+                        status, content, _ = await self.svc.looked_up(answered)
+                        answered = status, content
+                except Exception:
+                    return None
+                return _laned(lane.root, answered)
         try:
             body = _read_body(raw)
         except orjson.JSONDecodeError:
