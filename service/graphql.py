@@ -1074,7 +1074,8 @@ class _Lane(NamedTuple):
 
     tail: bytes
     variable: str
-    parsed: _Parsed
+    query: str
+    parsed: _Parsed  # (only while the documents kept hold it: their budget bounds the lanes')
     operation_name: object
     #: the plan's one root field where it is ``legalActions`` of that variable (else None: the
     #: plan writes the answer)
@@ -1359,10 +1360,13 @@ class _View(GraphQL[dict[str, Any], None]):
     async def _planned(self, raw: bytes, lang: str) -> bytes | None:
         context = {"svc": self.svc, "lang": lang}
         head = _USUAL_HEAD.match(raw) if len(raw) <= READ_APART_BODY else None
-        lane = None if head is None else self.lanes.get(raw[:head.end()])
+        start = 0 if head is None else head.end()
+        lane = None if head is None else self.lanes.get(raw[:start])
+        if lane is not None and self.documents.known(lane.query) is not lane.parsed:
+            del self.lanes[raw[:start]]  # its document is no longer kept: read as before
+            lane = None
         if lane is not None and raw.endswith(lane.tail):
-            assert head is not None
-            state = _read_state(raw[head.end():len(raw) - len(lane.tail)])
+            state = _read_state(raw[start:len(raw) - len(lane.tail)])
             if state is not None:
                 laned = {lane.variable: state}
                 if lane.parsed.measured.exceeded(laned):
@@ -1392,10 +1396,10 @@ class _View(GraphQL[dict[str, Any], None]):
             return None
         answer = await _planned(parsed, variables, body.get("operationName"), context)
         if answer is not None and head is not None and lane is None:
-            self._add_lane(raw, head, parsed, body)
+            self._add_lane(raw, head, query, parsed, body)
         return answer
 
-    def _add_lane(self, raw: bytes, head: re.Match[bytes], parsed: _Parsed,
+    def _add_lane(self, raw: bytes, head: re.Match[bytes], query: str, parsed: _Parsed,
                   body: dict[str, Any]) -> None:
         """Keep the lane of a usual body (``_Lane``) that ``_read_usual`` read and its plan
         answered."""
@@ -1412,8 +1416,8 @@ class _View(GraphQL[dict[str, Any], None]):
         if root is not None and (root.name != "legalActions"
                                  or root.variables != (("state", name),)):
             root = None
-        self.lanes[raw[:start]] = _Lane(raw[stop:], name, parsed, body.get("operationName"),
-                                        root)
+        self.lanes[raw[:start]] = _Lane(raw[stop:], name, query, parsed,
+                                        body.get("operationName"), root)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Strawberry's HTTP handling, with its transport errors (no query, bad JSON, wrong

@@ -852,7 +852,8 @@ def test_a_usual_body_seen_before_takes_its_lane(
 def test_lanes_are_bounded(http: TestClient, six: dict[str, Any],
                            monkeypatch: pytest.MonkeyPatch) -> None:
     """At most ``LANES_KEPT`` lanes, the first made going first; a head or a tail longer than
-    ``LANE_BYTES`` makes none (its body is answered all the same)."""
+    ``LANE_BYTES`` makes none (its body is answered all the same); a lane whose document the
+    parsed documents no longer keep is dropped."""
     view = http.app.graphql  # type: ignore[attr-defined]
     monkeypatch.setattr(view, "cached", False)
     monkeypatch.setattr(view, "lanes", {})
@@ -871,6 +872,12 @@ def test_lanes_are_bounded(http: TestClient, six: dict[str, Any],
         assert r.content == strawberry_bytes(http, long, {"s": six})
     post_raw(http, compact(queries[1], six))
     assert list(view.lanes) == [compact(queries[1], six).partition(b'"s":')[0] + b'"s":']
+    # a lane lasts as long as the documents kept (GraphQL's own budget) hold its document
+    view.documents.entries.clear()
+    view.documents.size = 0
+    r = post_raw(http, compact(queries[1], six))
+    assert view.lanes == {}
+    assert r.content == strawberry_bytes(http, queries[1], {"s": six})
 
 
 def test_a_lane_keeps_the_cost_limit(six: dict[str, Any]) -> None:
