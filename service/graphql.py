@@ -1404,14 +1404,13 @@ class _View(GraphQL[dict[str, Any], None]):
         """Keep the lane of a usual body (``_Lane``) that ``_read_usual`` read and its plan
         answered."""
         start, stop = head.end(), _usual_stop(raw, head.end())
-        variables = body["variables"]
+        variables, name = body["variables"], head.group(1).decode()
         if (stop is None or start > LANE_BYTES or len(raw) - stop > LANE_BYTES
                 or len(variables) != 1
-                or not isinstance(variables.get(head.group(1).decode()), graphql_cost.ReadState)):
+                or not isinstance(variables.get(name), graphql_cost.ReadState)):
             return
         if len(self.lanes) >= LANES_KEPT:
             del self.lanes[next(iter(self.lanes))]
-        name = head.group(1).decode()
         root = None if parsed.plan is None else parsed.plan.one_root()
         if root is not None and (root.name != "legalActions"
                                  or root.variables != (("state", name),)):
