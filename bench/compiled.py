@@ -12,6 +12,10 @@ whose schema holds links to the checkout's files and the native writer of legal-
 modules (`[tool.canasta-referee] mypyc` in pyproject.toml, the list setup.py compiles) are
 compiled; the rest (variants, tables, views) stays Python. Needs mypy (the test extras) and a C
 compiler.
+
+The benchmarks build it again when the engine's or the native modules' sources changed since
+(``ensure_built``); a server or script started by hand with this folder on PYTHONPATH runs what
+was built last: after changing those sources, run this script again first.
 """
 
 from __future__ import annotations

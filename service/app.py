@@ -664,12 +664,14 @@ class Cors:
     (``X-Cache``, ``Content-Language``, and the refusals' ``Retry-After`` (503), ``Allow``
     (405), ``Accept`` (415): what scripts may read beyond the safelisted headers).
     With a list of origins (not ``*``) the answer depends on ``Origin``, so every answer to a
-    request with one says ``Vary: Origin``."""
+    request with one says ``Vary: Origin``, and so does every answer to a ``GET`` or ``HEAD``
+    without one (which a shared cache may keep and give to a page)."""
 
     METHODS = b"GET, POST, OPTIONS"
     EXPOSE = (b"access-control-expose-headers",
               b"X-Cache, Content-Language, Retry-After, Allow, Accept")
     MAX_AGE = (b"access-control-max-age", b"7200")  # seconds; Chromium keeps at most 2 hours
+    VARY = (b"vary", b"Origin")
 
     def __init__(self, app: ASGIApp, origins: tuple[str, ...]) -> None:
         self.app = app
@@ -685,16 +687,21 @@ class Cors:
             if name == b"origin":
                 origin = value
                 break
-        if origin is None:  # not a browser's cross-origin request: nothing to add
-            await self.app(scope, receive, send)
-            return
-        allowed = self.allows(origin)
-        if scope["method"] == "OPTIONS":
-            headers = dict(reversed(scope["headers"]))  # of equal names, the first
-            if b"access-control-request-method" in headers:
-                await self.preflight(origin, allowed, headers)(scope, receive, send)
+        if origin is None:  # not a browser's cross-origin request: nothing to allow
+            if self.any or scope["method"] not in ("GET", "HEAD"):
+                await self.app(scope, receive, send)
                 return
-        added = self.headers(origin, allowed)
+            # a GET's answer may be kept by a shared cache and then served to a page: it says
+            # it varies by Origin, so the cache does not give a page this answer without CORS
+            added = [self.VARY]
+        else:
+            allowed = self.allows(origin)
+            if scope["method"] == "OPTIONS":
+                headers = dict(reversed(scope["headers"]))  # of equal names, the first
+                if b"access-control-request-method" in headers:
+                    await self.preflight(origin, allowed, headers)(scope, receive, send)
+                    return
+            added = self.headers(origin, allowed)
 
         async def cors(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -712,7 +719,7 @@ class Cors:
         if allowed:
             out += [(b"access-control-allow-origin", b"*" if self.any else origin), self.EXPOSE]
         if not self.any:
-            out.append((b"vary", b"Origin"))
+            out.append(self.VARY)
         return out
 
     @staticmethod

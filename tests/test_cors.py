@@ -102,6 +102,24 @@ def test_a_listed_origin_is_named_and_the_answer_varies_by_origin(listed: TestCl
     assert local.headers["access-control-allow-origin"] == "http://localhost:5173"
 
 
+@pytest.mark.parametrize("path", ["/v1/variants", "/v1/variants/classic", "/openapi.json",
+                                  "/docs", "/static/swagger-ui/swagger-ui.css", "/healthz",
+                                  "/v1/nothing-here"])
+def test_with_a_list_a_get_without_origin_still_varies_by_origin(listed: TestClient,
+                                                                 path: str) -> None:
+    """A shared cache that kept the answer to a request without ``Origin`` (curl, the page's
+    own server) must not give it to a page's cross-origin request, which needs the CORS
+    headers: the answer says ``Vary: Origin`` (docs/operations.md, CORS)."""
+    for method in ("GET", "HEAD"):
+        r = listed.request(method, path)
+        assert "access-control-allow-origin" not in r.headers
+        assert "Origin" in [v.strip() for v in r.headers.get("vary", "").split(",")], (method, r)
+        assert len(r.headers.get_list("vary")) == 1  # joined with Accept-Language, if any
+    # a POST's answer is not kept by shared caches: it stays as it was
+    r = listed.post("/v1/validate", json={"state": EXAMPLE_STATE})
+    assert r.status_code == 200 and r.headers["vary"] == "Accept-Language"
+
+
 def test_an_origin_not_listed_gets_no_permission(listed: TestClient) -> None:
     r = preflight(listed, "/v1/check", OTHER, **{"Accept-Language": "de"})
     assert r.status_code == 403 and r.headers["content-type"] == "application/problem+json"
