@@ -13,7 +13,8 @@
   after a first answer, never a connection that sends nothing or a byte a second. A connection
   that sent nothing is closed; one with a part of a request gets 408;
 - a deadline for the body (``BODY_TIMEOUT``) from the end of the headers: then 408 (when the app
-  has not answered yet; the app sees the client gone) and the connection is closed. So a slow
+  has not answered yet; the app sees the client gone; with CORS headers for an allowed
+  ``Origin``, as the app would send them) and the connection is closed. So a slow
   upload also holds a stopping server for at most that long;
 - ``KEEPALIVE_TIMEOUT`` as uvicorn's idle timeout between requests;
 - a deadline for taking an answer (``SEND_TIMEOUT``): an answer goes to the socket at once, and
@@ -70,6 +71,7 @@ import re
 import resource
 import socket
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Any, ClassVar, NamedTuple
 
 import httptools
@@ -213,17 +215,19 @@ def problem_body(status: int, lang: str, **fmt: Any) -> bytes:
 
 
 def problem_bytes(status: int, lang: str, headers: bytes = b"", close: bool = True,
-                  body_too: bool = True, **fmt: Any) -> bytes:
+                  body_too: bool = True, cors: Sequence[tuple[bytes, bytes]] = (),
+                  **fmt: Any) -> bytes:
     """A whole HTTP/1.1 answer with a problem document (``Connection: close`` unless ``close``
-    is False; no body for a HEAD request, ``body_too`` False)."""
-    from .app import LANG_HEADERS, PROBLEM
+    is False; no body for a HEAD request, ``body_too`` False); ``cors``: the CORS headers to
+    add (``Cors.headers``; a ``vary`` joins the answer's own)."""
+    from .app import LANG_HEADERS, PROBLEM, Cors
 
     body = problem_body(status, lang, **fmt)
     reason = {400: b"Bad Request", 408: b"Request Timeout",
               431: b"Request Header Fields Too Large", 503: b"Service Unavailable"}[status]
     head = [b"HTTP/1.1 %d %s" % (status, reason), b"content-type: " + PROBLEM.encode(),
             b"content-length: %d" % len(body), b"x-content-type-options: nosniff",
-            *(b"%s: %s" % pair for pair in LANG_HEADERS[lang])]
+            *(b"%s: %s" % pair for pair in Cors.merged(LANG_HEADERS[lang], list(cors)))]
     if close:
         head.append(b"connection: close")
     return b"\r\n".join(head) + b"\r\n" + headers + b"\r\n" + (body if body_too else b"")
@@ -433,6 +437,17 @@ class RefereeProtocol(HttpToolsProtocol):
         super().timeout_keep_alive_handler()
         self.linger()
 
+    def cors_headers(self, origin: bytes | None) -> tuple[tuple[bytes, bytes], ...]:
+        """The CORS headers the app would add to an answer to a request from ``origin``
+        (``CORS_ORIGINS``; none without ``Origin`` or with CORS off), for the answers this
+        module writes itself to a request whose headers it read."""
+        if origin is None or not self.lim.cors_origins:
+            return ()
+        from .app import Cors
+
+        cors = Cors(_no_app, self.lim.cors_origins)
+        return tuple(cors.headers(origin, cors.allows(origin)))
+
     def answer_and_close(self, status: int, lang: str, **fmt: Any) -> None:
         """Write a ready-made problem answer (with ``Connection: close``) and close."""
         self.transport.write(self.ready_answer(status, lang, **fmt))
@@ -556,17 +571,13 @@ class RefereeProtocol(HttpToolsProtocol):
                 and self.parser.get_http_version() == "1.1")
         head = self.parser.get_method() == b"HEAD"
         extra = b"retry-after: %d\r\n" % RETRY_AFTER
-        if origin is not None:
-            from .app import Cors
-
-            cors = Cors(_no_app, self.lim.cors_origins)
-            allowed = cors.any or origin in cors.origins
-            extra += b"".join(b"%s: %s\r\n" % pair for pair in cors.headers(origin, allowed))
-        key = (503, lang, keep, head, extra)
+        cors = self.cors_headers(origin)
+        key = (503, lang, keep, head, cors)
         answer = self._answers.get(key)
         if answer is None:
             answer = self._answers[key] = problem_bytes(
-                503, lang, extra, close=not keep, body_too=not head, seconds=RETRY_AFTER)
+                503, lang, extra, close=not keep, body_too=not head, cors=cors,
+                seconds=RETRY_AFTER)
             if len(self._answers) > 256:  # (origins vary: keep the table small)
                 self._answers.clear()
         self.transport.write(answer)
@@ -648,14 +659,19 @@ class RefereeProtocol(HttpToolsProtocol):
         if cycle is None or cycle.response_started or cycle.response_complete:
             self.close()  # answered already (or answering): nothing more to say
             return
-        lang = "en"
+        lang, origin = "en", None
         for name, value in self.headers:
             if name == b"accept-language":
                 lang = language(value.decode("latin-1"))
+            elif name == b"origin" and origin is None:
+                origin = value
         cycle.scope.setdefault("extensions", {})[TIMED_OUT] = {"seconds": self.lim.body_timeout}
         cycle.disconnected = True  # the app's receive() gives http.disconnect; its sends are dropped
         cycle.message_event.set()
-        self.answer_and_close(408, lang, seconds=self.lim.body_timeout)
+        # (a page's script reads this 408 only with the CORS headers the app would have sent)
+        self.transport.write(problem_bytes(408, lang, cors=self.cors_headers(origin),
+                                           seconds=self.lim.body_timeout))
+        self.close()
 
     # --- shutdown -----------------------------------------------------------------------------
 

@@ -27,6 +27,7 @@ from contextlib import contextmanager, suppress
 from typing import Any
 
 import httpx
+import pytest
 
 from canasta_referee.schema.models import EXAMPLE_STATE
 
@@ -248,6 +249,38 @@ def test_a_body_that_trickles_is_cut_at_the_body_timeout() -> None:
         assert metric(svc, "canasta_connections_closed_total", reason="body_timeout") == 1
         lines = [json.loads(line) for line in svc.output().splitlines() if '"aborted"' in line]
         assert [(a["op"], a["reason"]) for a in lines] == [("validate", "timeout")]
+
+
+@pytest.mark.parametrize("origins, origin, allowed, vary", [
+    ("*", "https://app.example", "*", "Accept-Language"),
+    ("https://app.example", "https://app.example", "https://app.example", "Accept-Language, Origin"),
+    ("https://app.example", "https://evil.example", None, "Accept-Language, Origin"),
+])
+def test_a_body_timeout_carries_the_cors_headers(origins: str, origin: str, allowed: str | None,
+                                                 vary: str) -> None:
+    """A page whose upload stalls reads the 408 (docs/operations.md, CORS): the answer the
+    connection layer writes has the headers the app would have sent, as its 503 does."""
+    with service(BODY_TIMEOUT="1", CORS_ORIGINS=origins) as svc:
+        s = connect(svc.port)
+        s.sendall(post_head("/v1/validate", len(BODY), f"Origin: {origin}\r\n") + BODY[:10])
+        status, headers, body = read_answer(s)
+        assert status == 408 and json.loads(body)["code"] == "REQUEST_TIMEOUT"
+        assert headers.get("access-control-allow-origin") == allowed
+        assert ("access-control-expose-headers" in headers) == (allowed is not None)
+        assert headers.get("vary") == vary
+        assert until_closed(s) == b""
+        s.close()
+
+
+def test_a_body_timeout_without_origin_or_cors_adds_no_cors_headers() -> None:
+    for env, extra in (({}, ""), ({"CORS_ORIGINS": ""}, "Origin: https://app.example\r\n")):
+        with service(BODY_TIMEOUT="1", **env) as svc:
+            s = connect(svc.port)
+            s.sendall(post_head("/v1/validate", len(BODY), extra) + BODY[:10])
+            status, headers, _ = read_answer(s)
+            assert status == 408 and headers["vary"] == "Accept-Language", headers
+            assert not [h for h in headers if h.startswith("access-control-")]
+            s.close()
 
 
 # --- oversized headers --------------------------------------------------------------------------
