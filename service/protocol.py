@@ -66,6 +66,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import re
 import resource
@@ -235,6 +236,14 @@ def problem_bytes(status: int, lang: str, headers: bytes = b"", close: bool = Tr
 
 async def _no_app(scope: Any, receive: Any, send: Any) -> None:  # (Cors wants an app)
     raise NotImplementedError
+
+
+@functools.lru_cache(maxsize=4)
+def _cors(origins: tuple[str, ...]) -> Any:
+    """The app's ``Cors`` for ``CORS_ORIGINS``, made once (not per answer written here)."""
+    from .app import Cors
+
+    return Cors(_no_app, origins)
 
 
 class HeadWithBody:
@@ -437,15 +446,26 @@ class RefereeProtocol(HttpToolsProtocol):
         super().timeout_keep_alive_handler()
         self.linger()
 
+    def language_and_origin(self) -> tuple[str, bytes | None]:
+        """The answer's language (``Accept-Language``) and the ``Origin`` of the request whose
+        headers were read, for the answers this module writes itself."""
+        from .app import language
+
+        lang, origin = "en", None
+        for name, value in self.headers:
+            if name == b"accept-language":
+                lang = language(value.decode("latin-1"))
+            elif name == b"origin":
+                origin = value
+        return lang, origin
+
     def cors_headers(self, origin: bytes | None) -> tuple[tuple[bytes, bytes], ...]:
         """The CORS headers the app would add to an answer to a request from ``origin``
         (``CORS_ORIGINS``; none without ``Origin`` or with CORS off), for the answers this
         module writes itself to a request whose headers it read."""
         if origin is None or not self.lim.cors_origins:
             return ()
-        from .app import Cors
-
-        cors = Cors(_no_app, self.lim.cors_origins)
+        cors = _cors(self.lim.cors_origins)
         return tuple(cors.headers(origin, cors.allows(origin)))
 
     def answer_and_close(self, status: int, lang: str, **fmt: Any) -> None:
@@ -559,14 +579,7 @@ class RefereeProtocol(HttpToolsProtocol):
         """Answer 503 OVERLOADED now, in the request's language (with CORS headers for an
         allowed ``Origin``); its body, if any, is read and dropped. The connection stays open
         unless it is on the reserve, shutdown has begun, or the client asked to close."""
-        from .app import language
-
-        lang, origin = "en", None
-        for name, value in self.headers:
-            if name == b"accept-language":
-                lang = language(value.decode("latin-1"))
-            elif name == b"origin":
-                origin = value
+        lang, origin = self.language_and_origin()
         keep = (not self.draining and not self.probation and self.parser.should_keep_alive()
                 and self.parser.get_http_version() == "1.1")
         head = self.parser.get_method() == b"HEAD"
@@ -652,19 +665,12 @@ class RefereeProtocol(HttpToolsProtocol):
                 self.close()
 
     def body_timeout(self) -> None:
-        from .app import language
-
         CONNECTIONS.count(CONNECTIONS.closed, "body_timeout")
         cycle = self.cycle
         if cycle is None or cycle.response_started or cycle.response_complete:
             self.close()  # answered already (or answering): nothing more to say
             return
-        lang, origin = "en", None
-        for name, value in self.headers:
-            if name == b"accept-language":
-                lang = language(value.decode("latin-1"))
-            elif name == b"origin" and origin is None:
-                origin = value
+        lang, origin = self.language_and_origin()
         cycle.scope.setdefault("extensions", {})[TIMED_OUT] = {"seconds": self.lim.body_timeout}
         cycle.disconnected = True  # the app's receive() gives http.disconnect; its sends are dropped
         cycle.message_event.set()
